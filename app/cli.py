@@ -1,0 +1,181 @@
+"""The ``cucumber`` command: serve, verify, simulate, bench and the other tools.
+
+Each subcommand parses its options here and calls one function elsewhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from app.game.errors import InvalidRules
+from app.game.record import NotARecord, check_record
+from app.game.rules import PRESETS, Rules, preset
+from app.game.simulate import play_random_match
+
+
+def rules_from_text(text: str) -> Rules:
+    """Rules from a preset name (``gurka``) or a JSON object of options.
+
+    Raises :class:`InvalidRules` naming the problem.
+    """
+    text = text.strip()
+    if not text.startswith("{"):
+        return preset(text)
+    try:
+        options = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidRules(f"rules are not valid JSON: {error.msg}") from None
+    return Rules.from_dict(options)
+
+
+def verify_files(paths: Sequence[str], out: TextIO, err: TextIO, stdin: TextIO) -> int:
+    """Check each record file and print one JSON object per line, in input order.
+
+    ``-`` reads standard input. A file that cannot be read, is not JSON or is
+    not a record gets ``{"ok": false, …, "reason": …}`` on ``out`` and a
+    one-line message on ``err``; the other files are still checked. Returns
+    0 when every record is valid, 1 otherwise.
+    """
+    status = 0
+    for path in paths:
+        try:
+            text = stdin.read() if path == "-" else _read_text(path)
+            result = check_record(json.loads(text))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, NotARecord, RecursionError) as error:
+            reason = _file_error(error)
+            print(f"cucumber verify: {path}: {reason}", file=err)
+            result = {"ok": False, "deal": None, "play": None, "seat": None, "card": None, "reason": reason}
+        if not result["ok"]:
+            status = 1
+        print(json.dumps(result), file=out, flush=True)
+    return status
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as file:
+        return file.read()
+
+
+def _file_error(error: Exception) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return f"not JSON ({error.msg} at line {error.lineno} column {error.colno})"
+    if isinstance(error, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(error, OSError):
+        return f"cannot read the file ({error.strerror or error})"
+    if isinstance(error, RecursionError):
+        return "not JSON (nested too deeply)"
+    return f"not a cucumber-match/1 record: {error}"
+
+
+def simulate(players: int, rules: Rules, seed: int, count: int) -> dict[str, Any]:
+    """Play ``count`` matches between random-legal players and summarise them.
+
+    Returns a JSON-ready dict: the rules, the number of matches, deals and
+    plays per match (mean), each seat's share of wins (ties split), penalty
+    points per deal (mean) and the time taken in seconds.
+    """
+    rng = random.Random(seed)
+    wins = [0.0] * players
+    deals = plays = points = 0
+    started = time.perf_counter()
+    for _ in range(count):
+        match = play_random_match(players, rules, rng)
+        for seat in match.winners:
+            wins[seat] += 1 / len(match.winners)
+        deals += match.deals_completed
+        plays += sum(len(deal.plays) for deal in match.history)
+        points += _penalty_points(match)
+    elapsed = time.perf_counter() - started
+    return {
+        "matches": count,
+        "players": players,
+        "seed": seed,
+        "rules": rules.to_dict(),
+        "deals_per_match": round(deals / count, 2),
+        "plays_per_match": round(plays / count, 2),
+        "win_share": [round(won / count, 4) for won in wins],
+        "penalty_per_deal": round(points / deals, 2) if deals else 0.0,
+        "seconds": round(elapsed, 3),
+    }
+
+
+def _penalty_points(match: Any) -> int:
+    from app.game.match import last_trick_payers
+
+    total = 0
+    for deal in match.history:
+        payers, value, _ = last_trick_payers(match.rules, deal)
+        total += value * len(payers)
+    return total
+
+
+def _print_simulation(summary: dict[str, Any], out: TextIO) -> None:
+    print(f"{summary['matches']} matches, {summary['players']} players, seed {summary['seed']}", file=out)
+    print("rules: " + ", ".join(f"{key}={value}" for key, value in summary["rules"].items()), file=out)
+    print(f"deals per match: {summary['deals_per_match']}, plays per match: {summary['plays_per_match']}",
+          file=out)
+    print(f"penalty points per deal: {summary['penalty_per_deal']}", file=out)
+    for seat, share in enumerate(summary["win_share"]):
+        print(f"seat {seat}: wins {share:.1%}", file=out)
+    print(f"time: {summary['seconds']} s", file=out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``cucumber`` command and its subcommands."""
+    parser = argparse.ArgumentParser(prog="cucumber", description="Cucumber (Agurk), the card game, online.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    verify = commands.add_parser("verify", help="check match records; one JSON line per record")
+    verify.add_argument("paths", nargs="+", metavar="PATH", help="record files (JSON); - reads standard input")
+
+    sim = commands.add_parser("simulate", help="play matches between random-legal players")
+    sim.add_argument("--players", type=int, default=4, choices=range(2, 8), metavar="N", help="2 to 7 (default 4)")
+    sim.add_argument("--rules", default="agurk",
+                     help=f"a preset ({', '.join(PRESETS)}) or a JSON object of options (default agurk)")
+    sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    sim.add_argument("--count", type=int, default=1000, help="number of matches (default 1000)")
+    sim.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+
+    bench = commands.add_parser("bench", help="run a benchmark and print its figures as one JSON line")
+    bench.add_argument("name", choices=["engine"], help="what to measure")
+    bench.add_argument("--matches", type=int, default=2000, help="matches per round (default 2000)")
+    bench.add_argument("--rounds", type=int, default=3, help="rounds; the fastest counts (default 3)")
+    bench.add_argument("--seed", type=int, default=1)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``cucumber`` command with ``argv`` (default: the process arguments); return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "verify":
+        return verify_files(args.paths, sys.stdout, sys.stderr, sys.stdin)
+    if args.command == "simulate":
+        if args.count < 1:
+            parser.error("--count must be at least 1")
+        try:
+            rules = rules_from_text(args.rules)
+        except InvalidRules as error:
+            parser.error(str(error))
+        summary = simulate(args.players, rules, args.seed, args.count)
+        if args.json:
+            print(json.dumps(summary))
+        else:
+            _print_simulation(summary, sys.stdout)
+        return 0
+    if args.command == "bench":
+        from bench import engine
+
+        if args.matches < 1 or args.rounds < 1:
+            parser.error("--matches and --rounds must be at least 1")
+        engine.main(matches=args.matches, seed=args.seed, rounds=args.rounds)
+        return 0
+    parser.error(f"unknown command {args.command}")
+    return 2

@@ -1,0 +1,36 @@
+"""The rules engine of Cucumber: pure, deterministic, standard library only.
+
+Start with :func:`new_match`, deal with :func:`deal_cards` (or
+:func:`deal_hands`), then :func:`play` card by card; :func:`view_for` gives
+what one viewer may see, and :mod:`app.game.record` reads and writes records.
+"""
+
+from app.game.cards import DECK, Card, parse_cards
+from app.game.errors import (
+    CardNotInHand,
+    DealInProgress,
+    DealNotStarted,
+    GameError,
+    IllegalMove,
+    IllegalPlay,
+    InvalidCard,
+    InvalidDeal,
+    InvalidMatch,
+    InvalidRules,
+    MatchOver,
+    NotYourTurn,
+)
+from app.game.match import Deal, Match, deal_cards, deal_hands, new_match, play, play_out_deal
+from app.game.record import NotARecord, RecordFault, check_record, replay, to_record
+from app.game.rules import PRESETS, Rules, preset
+from app.game.views import MatchView, view_for
+
+__all__ = [
+    "DECK", "Card", "parse_cards",
+    "CardNotInHand", "DealInProgress", "DealNotStarted", "GameError", "IllegalMove", "IllegalPlay",
+    "InvalidCard", "InvalidDeal", "InvalidMatch", "InvalidRules", "MatchOver", "NotYourTurn",
+    "Deal", "Match", "deal_cards", "deal_hands", "new_match", "play", "play_out_deal",
+    "NotARecord", "RecordFault", "check_record", "replay", "to_record",
+    "PRESETS", "Rules", "preset",
+    "MatchView", "view_for",
+]

@@ -1,0 +1,577 @@
+"""A match of Cucumber as immutable states and the transitions between them.
+
+``new_match`` → ``deal_cards``/``deal_hands`` → ``play`` … → ``deal_cards`` …
+Every transition returns ``(new_state, events)`` and leaves its input alone;
+an illegal action raises a :class:`~app.game.errors.GameError` instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from app.game.cards import DECK, RANK_BITS, Card, cards_of, lowest_rank_of
+from app.game.errors import (
+    CardNotInHand,
+    DealInProgress,
+    DealNotStarted,
+    IllegalPlay,
+    InvalidCard,
+    InvalidDeal,
+    InvalidMatch,
+    MatchOver,
+    NotYourTurn,
+)
+from app.game.events import (
+    CardPlayed,
+    DealEnded,
+    DealStarted,
+    Event,
+    LifeLost,
+    MatchWon,
+    PenaltyScored,
+    PlayerEliminated,
+    PlayerReinstated,
+    TrickWon,
+)
+from app.game.rules import Rules
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 7
+
+_new = tuple.__new__
+
+
+class Deal(NamedTuple):
+    """The state of one deal (RULES.md §2.2–2.7). Immutable.
+
+    - ``dealer``: the dealer's seat; ``dealt[s]``: seat s's hand as dealt, as
+      a bit set (bit ``card`` set for each card; 0 for a seat not in the deal).
+    - ``order``: seats in the deal, clockwise from the dealer's left.
+    - ``next_seat[s]``: the seat after ``s`` in ``order`` (wrapping; -1 for
+      a seat not in the deal).
+    - ``hands[s]``: the cards seat s still holds, as a bit set.
+    - ``plays``: every card played so far, in order.
+    - ``leaders``: the leader of each trick so far, the current one last.
+    - ``turn``: the seat to play, or ``None`` once the deal is complete.
+    - ``winner``/``winning``: the seat winning the current trick so far and
+      its card (-1 and ``None`` while the trick is empty). A complete deal
+      keeps those of its last trick.
+    - ``forced``: in the current trick a led ace forces every follower's
+      lowest card (§3 ``ace_lead``).
+    """
+
+    dealer: int
+    dealt: tuple[int, ...]
+    order: tuple[int, ...]
+    next_seat: tuple[int, ...]
+    hands: tuple[int, ...]
+    plays: tuple[Card, ...]
+    leaders: tuple[int, ...]
+    turn: int | None
+    winner: int
+    winning: Card | None
+    forced: bool
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether every trick of the deal has been played."""
+        return self.turn is None
+
+    @property
+    def trick_number(self) -> int:
+        """Index of the current trick (the last one once complete), from 0."""
+        return len(self.leaders) - 1
+
+    @property
+    def trick_start(self) -> int:
+        """Index in ``plays`` of the current trick's first card."""
+        return (len(self.leaders) - 1) * len(self.order)
+
+    @property
+    def leader(self) -> int:
+        """The seat that led (or is to lead) the current trick."""
+        return self.leaders[-1]
+
+    def play_seats(self) -> tuple[int, ...]:
+        """The seat that played each card of ``plays``, in the same order."""
+        seats = []
+        for leader in self.leaders:
+            seat = leader
+            for _ in self.order:
+                seats.append(seat)
+                seat = self.next_seat[seat]
+        return tuple(seats[:len(self.plays)])
+
+    def current_trick(self) -> tuple[tuple[int, Card], ...]:
+        """The current trick (the last one once complete) as ``((seat, card), …)``."""
+        trick = []
+        seat = self.leaders[-1]
+        for card in self.plays[self.trick_start:]:
+            trick.append((seat, card))
+            seat = self.next_seat[seat]
+        return tuple(trick)
+
+    def dealt_hand(self, seat: int) -> tuple[Card, ...]:
+        """The hand ``seat`` was dealt, lowest rank first (empty if not in the deal)."""
+        return cards_of(self.dealt[seat])
+
+
+class Match(NamedTuple):
+    """The whole state of a match (RULES.md §2). Immutable.
+
+    - ``rules``, ``players`` (names, in seat order).
+    - ``scores[s]``: seat s's total in points; ``lives[s]``: lives left (0 = eliminated).
+    - ``dealer``: dealer of the current (or last) deal; ``None`` before the first.
+    - ``history``: the completed deals, oldest first.
+    - ``deal``: the current deal, or the last one once it is complete, or ``None``.
+    - ``winners``: seats sharing the win, empty until the match is over.
+    - ``finished``: whether the match is over.
+    """
+
+    rules: Rules
+    players: tuple[str, ...]
+    scores: tuple[int, ...]
+    lives: tuple[int, ...]
+    dealer: int | None
+    history: tuple[Deal, ...]
+    deal: Deal | None
+    winners: tuple[int, ...]
+    finished: bool
+
+    @property
+    def seat_count(self) -> int:
+        """Number of seats (players) in the match, 2–7."""
+        return len(self.players)
+
+    @property
+    def deals_completed(self) -> int:
+        """Number of completed deals."""
+        return len(self.history)
+
+    @property
+    def turn(self) -> int | None:
+        """The seat whose turn it is, or ``None`` when nobody is to play."""
+        return None if self.deal is None else self.deal.turn
+
+    @property
+    def needs_deal(self) -> bool:
+        """Whether the next deal is due (the match goes on and no deal is in progress)."""
+        return not self.finished and (self.deal is None or self.deal.turn is None)
+
+    def is_active(self, seat: int) -> bool:
+        """Whether ``seat`` is still in the match (not eliminated)."""
+        return self.lives[seat] > 0
+
+    def active_seats(self) -> tuple[int, ...]:
+        """The seats still in the match, in seat order."""
+        return tuple(s for s, left in enumerate(self.lives) if left > 0)
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` holds now, lowest rank first (empty between deals)."""
+        if self.deal is None:
+            return ()
+        return cards_of(self.deal.hands[seat])
+
+    def legal_cards(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` may play now (RULES.md §2.4, §3), lowest first.
+
+        Empty unless it is that seat's turn in a deal in progress.
+        """
+        deal = self.deal
+        if self.finished or deal is None or deal.turn != seat:
+            return ()
+        return cards_of(legal_mask(self.rules, deal))
+
+    def is_legal(self, seat: int, card: Card) -> bool:
+        """Whether ``seat`` may play ``card`` now."""
+        return card in self.legal_cards(seat)
+
+    def illegal_reason(self, seat: int, card: Card) -> str | None:
+        """Why ``seat`` may not play ``card`` now, in words; ``None`` when it may."""
+        try:
+            _check_play(self, seat, Card.parse(card))
+        except (IllegalPlay, NotYourTurn, CardNotInHand, DealNotStarted, MatchOver) as error:
+            return error.message
+        return None
+
+    def next_dealer(self) -> int | None:
+        """The dealer of the next deal (RULES.md §2.9), or ``None`` before the lot is drawn."""
+        if self.dealer is None or self.deal is None:
+            return self.dealer
+        return _seating(tuple(map(bool, self.lives)), self.dealer)[0][0]
+
+
+def new_match(players: Sequence[str], rules: Rules | None = None) -> Match:
+    """A match before its first deal: every player on 0 points with full lives (§2.1).
+
+    ``players`` are the names in seat order (2–7). Raises :class:`InvalidMatch`
+    for a wrong number of players.
+    """
+    names = tuple(str(name) for name in players)
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise InvalidMatch(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}")
+    rules = rules or Rules()
+    return Match(rules, names, (0,) * len(names), (rules.lives,) * len(names), None, (), None, (), False)
+
+
+def deal_cards(match: Match, rng: random.Random) -> tuple[Match, list[Event]]:
+    """Shuffle a full pack with ``rng`` and deal the next deal (RULES.md §2.2).
+
+    Before the first deal the dealer is drawn by lot with ``rng`` (§2.1);
+    later the deal passes to the next active player on the left (§2.9).
+    Cards go one at a time, clockwise from the dealer's left. Raises
+    :class:`MatchOver` or :class:`DealInProgress` when no deal is due.
+    """
+    _check_deal_due(match)
+    dealer = match.next_dealer()
+    if dealer is None:
+        dealer = rng.randrange(match.seat_count)
+    order, next_seat = _seating(tuple(map(bool, match.lives)), dealer)
+    needed = match.rules.hand_size * len(order)
+    # Sorting by random keys shuffles uniformly; one card at a time clockwise
+    # from the dealer's left gives order[i] every len(order)-th card from i.
+    rand = rng.random
+    deck = sorted(DECK, key=lambda _: rand())
+    hands = [0] * match.seat_count
+    for index, seat in enumerate(order):
+        hands[seat] = sum(map(_BITS.__getitem__, deck[index:needed:len(order)]))
+    return _start_deal(match, dealer, order, next_seat, tuple(hands))
+
+
+def deal_hands(match: Match, hands: Sequence[Sequence[str | Card]], *,
+               dealer: int | None = None) -> tuple[Match, list[Event]]:
+    """Start the next deal from given hands (replays, records and tests).
+
+    ``hands[s]`` is seat s's hand (card codes or cards): ``hand_size`` cards
+    for every active seat, none for an eliminated one, no card twice.
+    ``dealer`` is required before the first deal (any active seat) and, when
+    given later, must be the dealer §2.9 requires. Raises
+    :class:`InvalidDeal` (with ``seat``/``card`` of the fault), or
+    :class:`MatchOver`/:class:`DealInProgress` when no deal is due.
+    """
+    _check_deal_due(match)
+    required = match.next_dealer()
+    if required is None:
+        if dealer is None:
+            raise InvalidDeal("the first deal needs a dealer")
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < match.seat_count:
+            raise InvalidDeal(f"dealer must be a seat from 0 to {match.seat_count - 1}, not {dealer!r}")
+        if not match.is_active(dealer):
+            raise InvalidDeal(f"seat {dealer} is eliminated and cannot deal", seat=dealer)
+    elif dealer is not None and dealer != required:
+        raise InvalidDeal(f"wrong dealer, expected seat {required}", seat=dealer)
+    else:
+        dealer = required
+    if not isinstance(hands, Sequence) or isinstance(hands, str) or len(hands) != match.seat_count:
+        raise InvalidDeal(f"hands must list one hand per seat ({match.seat_count})")
+    seen: set[Card] = set()
+    parsed = []
+    for seat, hand in enumerate(hands):
+        if not isinstance(hand, Sequence) or isinstance(hand, str):
+            raise InvalidDeal(f"the hand of seat {seat} must be a list of cards", seat=seat)
+        cards = []
+        for code in hand:
+            try:
+                card = Card.parse(code)
+            except InvalidCard as error:
+                raise InvalidDeal(error.message, seat=seat, card=str(code)[:8]) from None
+            if card in seen:
+                raise InvalidDeal("card dealt twice", seat=seat, card=card.code)
+            seen.add(card)
+            cards.append(card)
+        expected = match.rules.hand_size if match.is_active(seat) else 0
+        if len(cards) != expected:
+            raise InvalidDeal(f"hand has {len(cards)} cards, expected {expected}", seat=seat)
+        parsed.append(sum(map(_BITS.__getitem__, cards)))
+    return _start_deal(match, dealer, *_seating(tuple(map(bool, match.lives)), dealer), tuple(parsed))
+
+
+def play(match: Match, card: Card | str, seat: int | None = None) -> tuple[Match, list[Event]]:
+    """Play ``card`` for the seat whose turn it is (RULES.md §2.3–2.8, §3).
+
+    ``seat``, when given, must be the seat whose turn it is. Returns the new
+    match and the events (the card played, a trick won, and at the end of a
+    deal the penalty, lives lost, eliminations and the match's end).
+
+    Raises, changing nothing: :class:`InvalidCard` for a malformed code,
+    :class:`MatchOver`, :class:`DealNotStarted`, :class:`NotYourTurn`,
+    :class:`CardNotInHand` or :class:`IllegalPlay`.
+    """
+    if type(card) is not Card:
+        card = Card.parse(card)
+    deal = match.deal
+    if (deal is None or match.finished or deal.turn is None or (seat is not None and seat != deal.turn)
+            or not legal_mask(match.rules, deal) >> card & 1):
+        _check_play(match, seat, card)
+    new_deal, won = _play_cards(match.rules, deal, 1, lambda seat, legal: card)
+    events: list[Event] = [_new(CardPlayed, (deal.turn, card, len(deal.leaders) - 1)), *won]
+    if new_deal.turn is None:
+        return _end_deal(match, new_deal, events)
+    return _new(Match, (match.rules, match.players, match.scores, match.lives, match.dealer,
+                        match.history, new_deal, match.winners, False)), events
+
+
+Chooser = Callable[[int, int], Card]
+"""Picks the card for the seat to play: ``choose(seat, legal) -> card``, where
+``legal`` is the bit set of that seat's legal cards."""
+
+
+def play_out_deal(match: Match, choose: Chooser | None = None, *,
+                  rng: random.Random | None = None) -> tuple[Match, list[Event]]:
+    """Play the rest of the current deal, each card picked by ``choose``.
+
+    Without ``choose`` every card is chosen uniformly at random among the
+    legal ones, using ``rng``. The fast path for simulations and searches:
+    the same transitions as :func:`play`, without building a state per card.
+    Returns the match after the deal (scored, maybe finished) and the events
+    of the tricks won and of the deal's end. Raises :class:`DealNotStarted`
+    when no deal is in progress, :class:`IllegalPlay` if ``choose`` returns
+    a card outside ``legal``, and ``ValueError`` with neither ``choose`` nor
+    ``rng``.
+    """
+    deal = match.deal
+    if match.finished or deal is None or deal.turn is None:
+        raise DealNotStarted("no deal is being played")
+    if choose is None and rng is None:
+        raise ValueError("play_out_deal needs a chooser or a random generator")
+    deal, events = _play_cards(match.rules, deal, -1, choose, rng.random if choose is None else None)
+    return _end_deal(match, deal, events)
+
+
+def legal_mask(rules: Rules, deal: Deal) -> int:
+    """The legal cards of the seat to play, as a bit set (0 when the deal is complete)."""
+    if deal.turn is None:
+        return 0
+    return _legal(deal.hands[deal.turn], _bar(deal.winning, deal.forced), rules.follow == "must_match")
+
+
+# ---------------------------------------------------------------------------
+# internals
+
+
+def _check_deal_due(match: Match) -> None:
+    if match.finished:
+        raise MatchOver("the match is over")
+    if match.deal is not None and match.deal.turn is not None:
+        raise DealInProgress("the current deal is still being played")
+
+
+def _check_play(match: Match, seat: int | None, card: Card) -> None:
+    """Raise the error that explains why ``seat`` may not play ``card`` now."""
+    deal = match.deal
+    if match.finished:
+        raise MatchOver("the match is over")
+    if deal is None or deal.turn is None:
+        raise DealNotStarted("no deal is being played; wait for the next deal")
+    if seat is not None and seat != deal.turn:
+        raise NotYourTurn(f"it is {match.players[deal.turn]}'s turn")
+    hand = deal.hands[deal.turn]
+    if not hand >> card & 1:
+        raise CardNotInHand(f"{card.code} is not in your hand")
+    if not legal_mask(match.rules, deal) >> card & 1:
+        raise IllegalPlay(_illegal_reason(match.rules, deal, hand))
+
+
+def _illegal_reason(rules: Rules, deal: Deal, hand: int) -> str:
+    lowest = " or ".join(card.code for card in cards_of(hand & RANK_BITS[lowest_rank_of(hand)]))
+    if deal.forced:
+        return f"an ace was led: you must play your lowest card ({lowest})"
+    high = _rank_text(deal.winning.rank)
+    if rules.follow == "must_match":
+        return f"you hold a card of rank {high} or higher, so you must play one"
+    return f"play a card of rank {high} or higher, or your lowest card ({lowest})"
+
+
+def _rank_text(rank: int) -> str:
+    return "10" if rank == 10 else "23456789TJQKA"[rank - 2]
+
+
+_ALL = (1 << 52) - 1
+_RANK_OF_BIT_LENGTH = (0, *(0xF << ((length - 1) & ~3) for length in range(1, 53)))
+"""``hand & _RANK_OF_BIT_LENGTH[(hand & -hand).bit_length()]``: the lowest-ranked cards of ``hand``."""
+_AT_LEAST = tuple(_ALL >> (card & ~3) << (card & ~3) for card in range(52))
+"""``_AT_LEAST[card]``: the bit set of every card of ``card``'s rank or higher."""
+
+
+def _bar(winning: Card | None, forced: bool) -> int:
+    """The cards that may follow on rank in the current trick, as a bit set.
+
+    Everything when leading, nothing under a forcing ace (only the lowest
+    card may be played), otherwise the winning card's rank and higher.
+    """
+    if winning is None:
+        return _ALL
+    return 0 if forced else _AT_LEAST[winning]
+
+
+def _legal(hand: int, bar: int, must_match: bool) -> int:
+    """The cards of ``hand`` that may be played, as a bit set (§2.4, §3 ``follow``).
+
+    ``bar`` comes from :func:`_bar`. The lowest card (any of the lowest rank)
+    is always legal under ``match_or_lowest``, and only when nothing reaches
+    the bar under ``must_match``.
+    """
+    lowest = hand & _RANK_OF_BIT_LENGTH[(hand & -hand).bit_length()]
+    if must_match:
+        return hand & bar or lowest
+    return hand & bar | lowest
+
+
+@functools.cache
+def _seating(active: tuple[bool, ...], dealer: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The seats in a deal clockwise from the dealer's left, and each one's successor.
+
+    Returns ``(order, next_seat)`` with ``next_seat[s] == -1`` for a seat
+    not in the deal (§2.2–2.3). Cached: there are few distinct seatings.
+    """
+    count = len(active)
+    order = tuple(s for s in ((dealer + step) % count for step in range(1, count + 1)) if active[s])
+    next_seat = [-1] * count
+    for index, seat in enumerate(order):
+        next_seat[seat] = order[(index + 1) % len(order)]
+    return order, tuple(next_seat)
+
+
+def _start_deal(match: Match, dealer: int, order: tuple[int, ...], next_seat: tuple[int, ...],
+                hands: tuple[int, ...]) -> tuple[Match, list[Event]]:
+    leader = order[0]
+    deal = _new(Deal, (dealer, hands, order, next_seat, hands, (), (leader,), leader, -1, None, False))
+    new = _new(Match, (match.rules, match.players, match.scores, match.lives, dealer, match.history, deal,
+                       match.winners, match.finished))
+    return new, [_new(DealStarted, (len(match.history), dealer, leader))]
+
+
+def _play_cards(rules: Rules, deal: Deal, limit: int, choose: Chooser | None,
+                rand: Callable[[], float] | None = None) -> tuple[Deal, list[Event]]:
+    """Play up to ``limit`` cards (all, if negative) of ``deal`` (§2.3–2.5).
+
+    Each card comes from ``choose(seat, legal)`` or, when ``choose`` is
+    ``None``, uniformly at random among the legal cards using ``rand()``
+    (a float in [0, 1)). Returns the new deal and the tricks won on the way.
+    Raises :class:`IllegalPlay` if ``choose`` returns a card outside ``legal``.
+
+    The hot path of every simulation: it works on local lists and builds one
+    new state at the end.
+    """
+    dealer, dealt, order, next_seat, hands, plays, leaders, seat, winner, winning, forced = deal
+    remaining = len(order) * rules.hand_size - len(plays)
+    hands, plays, leaders = list(hands), list(plays), list(leaders)
+    must_match = rules.follow == "must_match"
+    ace_lead, hand_size = rules.ace_lead, rules.hand_size
+    leader = leaders[-1]
+    bar = _bar(winning, forced)
+    # Plain ints in the loop (faster than Card), turned back into cards below.
+    winning = -1 if winning is None else int(winning)
+    won: list[Event] = []
+    for _ in range(remaining if limit < 0 else min(limit, remaining)):
+        hand = hands[seat]
+        # _legal(hand, bar, must_match), inlined: this line runs for every card of every simulation
+        lowest = hand & _RANK_OF_BIT_LENGTH[(hand & -hand).bit_length()]
+        legal = (hand & bar or lowest) if must_match else (hand & bar | lowest)
+        if choose is not None:
+            card = int(choose(seat, legal))
+            if not legal >> card & 1:
+                raise IllegalPlay(f"{DECK[card]} is not a legal card here")
+        else:
+            if legal & (legal - 1):  # more than one legal card: drop a random number of the lowest
+                skip = int(rand() * legal.bit_count())
+                while skip:
+                    legal &= legal - 1
+                    skip -= 1
+            card = (legal & -legal).bit_length() - 1
+        hands[seat] = hand ^ (1 << card)
+        plays.append(card)
+        if winning < 0:
+            winner, winning = seat, card
+            forced = card >= _ACES and (ace_lead == "forces_lowest" or (
+                ace_lead == "forces_lowest_last_trick" and len(leaders) == hand_size))
+            bar = 0 if forced else _AT_LEAST[card]
+        elif bar >> card & 1:
+            winner, winning = seat, card
+            bar = _AT_LEAST[card]
+        seat = next_seat[seat]
+        if seat == leader:
+            won.append(_new(TrickWon, (winner, DECK[winning], len(leaders) - 1)))
+            if len(leaders) == hand_size:
+                seat = None  # the deal is over; it keeps its last trick for scoring
+            else:
+                leaders.append(winner)
+                seat = leader = winner
+                winner, winning, forced, bar = -1, -1, False, _ALL
+    return _new(Deal, (dealer, dealt, order, next_seat, tuple(hands), tuple(map(DECK.__getitem__, plays)),
+                       tuple(leaders), seat, winner, None if winning < 0 else DECK[winning], forced)), won
+
+
+_ACES = 48  # the first ace's card number: (14 - 2) * 4
+_BITS = tuple(1 << card for card in range(52))
+
+
+def last_trick_payers(rules: Rules, deal: Deal) -> tuple[tuple[int, ...], int, Card]:
+    """Who pays for the last trick of a complete deal, how much, and for which card.
+
+    Returns ``(seats, points, card)``: the seats receiving the penalty (in play
+    order), the points each adds, and the card whose value it is (RULES.md
+    §2.7; §3 ``last_trick_tie`` and ``penalty_to``).
+    """
+    top_card = deal.winning
+    if rules.penalty_to == "highest":
+        if rules.last_trick_tie == "all_tied":
+            payers = tuple(seat for seat, card in deal.current_trick() if card >> 2 == top_card >> 2)
+        else:
+            payers = (deal.winner,)
+        return payers, top_card.value, top_card
+    trick = deal.current_trick()
+    # Inverse cucumber names one receiver, the later of equal lowest cards;
+    # last_trick_tie speaks only of the highest rank, so it does not apply here.
+    top_card = max(reversed([card for _, card in trick]), key=lambda card: card >> 2)
+    low = min(card >> 2 for _, card in trick)
+    receiver = [seat for seat, card in trick if card >> 2 == low][-1]
+    return (receiver,), top_card.value, top_card
+
+
+def _end_deal(match: Match, deal: Deal, events: list[Event]) -> tuple[Match, list[Event]]:
+    """Score the last trick, apply lives and eliminations, and maybe end the match (§2.7–2.10)."""
+    rules = match.rules
+    before = match.scores
+    scores = list(before)
+    lives = list(match.lives)
+    payers, points, card = last_trick_payers(rules, deal)
+    for seat in payers:
+        scores[seat] += points
+        events.append(_new(PenaltyScored, (seat, points, card, scores[seat])))
+    others_at_start = len(deal.order) - 1
+    eliminated_now = []
+    for seat in payers:
+        if scores[seat] < rules.threshold:
+            continue
+        if lives[seat] > 1 and others_at_start >= rules.second_life_min_opponents:
+            lives[seat] -= 1
+            scores[seat] = max(before[other] for other in deal.order if other != seat)
+            events.append(LifeLost(seat, lives[seat], scores[seat]))
+        else:
+            lives[seat] = 0
+            eliminated_now.append(seat)
+            events.append(PlayerEliminated(seat, scores[seat]))
+    if not any(lives):
+        lowest = min(scores[seat] for seat in eliminated_now)
+        for seat in eliminated_now:
+            if scores[seat] == lowest:
+                lives[seat] = 1
+                events.append(PlayerReinstated(seat, scores[seat]))
+    history = match.history + (deal,)
+    events.append(_new(DealEnded, (len(match.history),)))
+    active = [seat for seat, left in enumerate(lives) if left > 0]
+    winners: tuple[int, ...] = ()
+    if len(active) == 1:
+        winners = (active[0],)
+    elif rules.is_fixed_length and len(history) >= rules.match_length:
+        best = min(scores[seat] for seat in active)
+        winners = tuple(seat for seat in active if scores[seat] == best)
+    if winners:
+        events.append(MatchWon(winners))
+    new = _new(Match, (rules, match.players, tuple(scores), tuple(lives), match.dealer, history, deal,
+                       winners, bool(winners)))
+    return new, events

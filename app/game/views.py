@@ -1,0 +1,183 @@
+"""What one viewer may see of a match: the single guard of hidden cards.
+
+``view_for(match, seat)`` is a player's view (their own hand and legal cards
+plus everything public); ``view_for(match, None)`` a spectator's (the public
+part only). Every page, fragment and message is built from these views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.game.cards import Card
+from app.game.match import Match
+from app.game.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class TrickCard:
+    """One card of a trick and the seat that played it."""
+
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """The public state of one seat (RULES.md §2.6, §2.8).
+
+    ``played`` holds the cards this seat played in the finished tricks of
+    the current deal, in order, face up; ``cards_left`` how many it holds.
+    """
+
+    seat: int
+    name: str
+    score: int
+    lives: int
+    eliminated: bool
+    is_dealer: bool
+    is_turn: bool
+    cards_left: int
+    played: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandCard:
+    """A card of the viewer's own hand: whether it may be played now, and if not, why."""
+
+    card: Card
+    legal: bool
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HandView:
+    """The viewer's own hand, lowest rank first, with the legal cards marked."""
+
+    seat: int
+    cards: tuple[HandCard, ...]
+
+    @property
+    def hand(self) -> tuple[Card, ...]:
+        """The cards held, lowest rank first."""
+        return tuple(held.card for held in self.cards)
+
+    @property
+    def legal(self) -> tuple[Card, ...]:
+        """The cards that may be played now (empty when it is not this seat's turn)."""
+        return tuple(held.card for held in self.cards if held.legal)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchView:
+    """Everything one viewer may see of a match at one moment.
+
+    - ``phase``: ``"waiting"`` (no deal yet), ``"playing"``, ``"deal_over"``
+      (the last deal is complete and the next not dealt) or ``"finished"``.
+    - ``deal_number``: the current or last deal, from 1 (0 before the first);
+      ``trick_number``: the current trick, from 1 (0 when there is none).
+    - ``trick``: the current trick; once a deal is complete, its last trick.
+    - ``previous_trick``: the trick finished just before the current one.
+    - ``you``: the viewer's own hand, or ``None`` for a spectator.
+    """
+
+    rules: Rules
+    seats: tuple[SeatView, ...]
+    phase: str
+    deal_number: int
+    trick_number: int
+    tricks_per_deal: int
+    dealer: int | None
+    turn: int | None
+    leader: int | None
+    trick: tuple[TrickCard, ...]
+    previous_trick: tuple[TrickCard, ...]
+    winners: tuple[int, ...]
+    you: HandView | None
+
+    @property
+    def finished(self) -> bool:
+        """Whether the match is over."""
+        return self.phase == "finished"
+
+
+def view_for(match: Match, seat: int | None) -> MatchView:
+    """The view of ``match`` for the player in ``seat``, or for a spectator (``None``).
+
+    A player's view holds their own hand with each card's legality and the
+    reason an illegal card may not be played; nobody's view holds any other
+    hidden card (the hands of other seats, the cards dealt). Raises
+    ``IndexError`` for a seat that is not in the match.
+    """
+    if seat is not None and not 0 <= seat < match.seat_count:
+        raise IndexError(f"no seat {seat} in this match")
+    deal = match.deal
+    played: list[list[Card]] = [[] for _ in match.players]
+    trick: tuple[TrickCard, ...] = ()
+    previous: tuple[TrickCard, ...] = ()
+    cards_left = [0] * match.seat_count
+    trick_number = 0
+    if deal is not None:
+        width = len(deal.order)
+        start = deal.trick_start
+        seats = deal.play_seats()
+        for index in range(start):
+            played[seats[index]].append(deal.plays[index])
+        trick = tuple(TrickCard(s, c) for s, c in zip(seats[start:], deal.plays[start:]))
+        if start:
+            previous = tuple(TrickCard(s, c) for s, c in zip(seats[start - width:start], deal.plays[start - width:start]))
+        cards_left = [hand.bit_count() for hand in deal.hands]
+        trick_number = deal.trick_number + 1
+    if match.finished:
+        phase = "finished"
+    elif deal is None:
+        phase = "waiting"
+    elif deal.turn is None:
+        phase = "deal_over"
+    else:
+        phase = "playing"
+    turn = match.turn if not match.finished else None
+    seats_view = tuple(
+        SeatView(
+            seat=s,
+            name=name,
+            score=match.scores[s],
+            lives=match.lives[s],
+            eliminated=match.lives[s] == 0,
+            is_dealer=deal is not None and deal.dealer == s,
+            is_turn=turn == s,
+            cards_left=cards_left[s],
+            played=tuple(played[s]),
+        )
+        for s, name in enumerate(match.players)
+    )
+    you = None
+    if seat is not None:
+        legal = set(match.legal_cards(seat))
+        you = HandView(seat, tuple(
+            HandCard(card, card in legal, None if card in legal else _reason(match, seat, card))
+            for card in match.hand(seat)
+        ))
+    return MatchView(
+        rules=match.rules,
+        seats=seats_view,
+        phase=phase,
+        deal_number=match.deals_completed + (phase == "playing"),
+        trick_number=trick_number if phase == "playing" else 0,
+        tricks_per_deal=match.rules.hand_size,
+        dealer=deal.dealer if deal is not None else None,
+        turn=turn,
+        leader=deal.leader if deal is not None and deal.turn is not None else None,
+        trick=trick,
+        previous_trick=previous,
+        winners=match.winners,
+        you=you,
+    )
+
+
+def _reason(match: Match, seat: int, card: Card) -> str:
+    if match.turn is None:
+        return "wait for the next deal"
+    if match.turn != seat:
+        return f"wait for your turn: it is {match.players[match.turn]}'s turn"
+    return match.illegal_reason(seat, card) or ""
