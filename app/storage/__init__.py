@@ -1,0 +1,32 @@
+"""Storage of rooms and matches in SQLite or PostgreSQL (SQLAlchemy, Alembic).
+
+The server uses :class:`Storage`; everything it takes and gives is a frozen value.
+"""
+
+from app.storage.errors import RecordRejected, StorageError
+from app.storage.store import Storage, verify_for_import
+from app.storage.values import (
+    ActiveMatch,
+    MatchPage,
+    MatchSummary,
+    RoomSnapshot,
+    SeatRecord,
+    hash_token,
+    new_match_id,
+    token_matches,
+)
+
+__all__ = [
+    "ActiveMatch",
+    "MatchPage",
+    "MatchSummary",
+    "RecordRejected",
+    "RoomSnapshot",
+    "SeatRecord",
+    "Storage",
+    "StorageError",
+    "hash_token",
+    "new_match_id",
+    "token_matches",
+    "verify_for_import",
+]

@@ -1,0 +1,37 @@
+"""Errors of storage: the database failed, or a record was refused for import.
+
+Every storage call raises :class:`StorageError` for any database failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class StorageError(Exception):
+    """A storage call failed; nothing of that call was committed.
+
+    The database may be down, refuse the write (a duplicate id, a play out of
+    order) or hold no tables yet (migrations not applied). The message says
+    what was being done and why it failed; the SQLAlchemy error, if any, is
+    the ``__cause__``. Calls may be retried once the database is back.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class RecordRejected(Exception):
+    """A match record cannot be imported: it is not a record, is faulty or is unfinished.
+
+    ``result`` is what ``cucumber verify`` prints for that record (a JSON-ready
+    dict): ``{"ok": false, "deal", "play", "seat", "card", "reason"}`` for a
+    fault or a non-record, or the summary with ``"finished": false`` for an
+    unfinished match. ``message`` says the same in words.
+    """
+
+    def __init__(self, message: str, result: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.result = result

@@ -1,0 +1,167 @@
+"""The database tables of Cucumber as typed SQLAlchemy models.
+
+Rooms and their seats, matches, and the deals and plays of matches; the
+migrations in ``migrations/versions`` create exactly these tables.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    MetaData,
+    String,
+    TypeDecorator,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+"""Constraint and index names, so that migrations can refer to them by name."""
+
+IN_PROGRESS = "in_progress"
+FINISHED = "finished"
+ABANDONED = "abandoned"
+MATCH_STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
+BOT_LEVELS = ("easy", "normal", "hard")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A point in time, stored in UTC and read back as an aware UTC ``datetime``.
+
+    Writing a naive ``datetime`` raises ``ValueError`` (wrapped by SQLAlchemy
+    in ``StatementError``): the time zone would be a guess. SQLite has no time
+    zones, so values are stored there as UTC wall-clock text.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"timestamps must be timezone-aware, not naive: {value.isoformat()}")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    """Base of every model; its metadata carries :data:`NAMING_CONVENTION`."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UTCDateTime}
+
+
+class Room(Base):
+    """A table people sit at, known by its short code.
+
+    ``closed_at`` is set once the room is gone from the server's memory;
+    rooms without it are restored when the server starts.
+    """
+
+    __tablename__ = "rooms"
+
+    code: Mapped[str] = mapped_column(String(32), primary_key=True)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    host_seat: Mapped[int | None]
+    created_at: Mapped[datetime]
+    closed_at: Mapped[datetime | None] = mapped_column(index=True)
+
+
+class Seat(Base):
+    """An occupied seat of a room: the player's name, token hash and bot level.
+
+    ``token_hash`` is the hex SHA-256 of the player's secret token (never the
+    token); ``bot`` is ``None`` for a person, else the bot's level.
+    """
+
+    __tablename__ = "seats"
+    __table_args__ = (
+        CheckConstraint("seat >= 0", name="seat"),
+        CheckConstraint("bot IN ('easy', 'normal', 'hard')", name="bot"),
+    )
+
+    room_code: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str | None] = mapped_column(String(64))
+    bot: Mapped[str | None] = mapped_column(String(8))
+
+
+class MatchRow(Base):
+    """One match: in progress, finished (played here or imported) or abandoned.
+
+    ``record`` (RULES.md §4), ``placings``, ``winners`` and ``deal_count`` are
+    set when the match finishes; until then the record lives in ``deals`` and
+    ``plays``.
+    """
+
+    __tablename__ = "matches"
+    __table_args__ = (
+        CheckConstraint("status IN ('in_progress', 'finished', 'abandoned')", name="status"),
+        Index("ix_matches_status_ended_at_id", "status", "ended_at", "id"),
+        Index("ix_matches_room_code_status", "room_code", "status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    room_code: Mapped[str | None] = mapped_column(ForeignKey("rooms.code", ondelete="SET NULL"))
+    status: Mapped[str] = mapped_column(String(16))
+    imported: Mapped[bool]
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    players: Mapped[list[str]] = mapped_column(JSON)
+    preset: Mapped[str | None] = mapped_column(String(16))
+    started_at: Mapped[datetime]
+    ended_at: Mapped[datetime | None]
+    deal_count: Mapped[int | None]
+    winners: Mapped[list[int] | None] = mapped_column(JSON(none_as_null=True))
+    placings: Mapped[list[int] | None] = mapped_column(JSON(none_as_null=True))
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), deferred=True)
+
+
+class DealRow(Base):
+    """A deal of a match as dealt: the dealer and every seat's hand (card codes)."""
+
+    __tablename__ = "deals"
+    __table_args__ = (CheckConstraint("deal >= 0", name="deal"),)
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    deal: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    dealer: Mapped[int]
+    hands: Mapped[list[list[str]]] = mapped_column(JSON)
+
+
+class PlayRow(Base):
+    """One card played in a deal, in order (``play`` counts from 0 within the deal)."""
+
+    __tablename__ = "plays"
+    __table_args__ = (
+        ForeignKeyConstraint(["match_id", "deal"], ["deals.match_id", "deals.deal"], ondelete="CASCADE"),
+        CheckConstraint("play >= 0", name="play"),
+    )
+
+    match_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    deal: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    play: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    card: Mapped[str] = mapped_column(String(2))
+    played_at: Mapped[datetime]

@@ -1,0 +1,242 @@
+"""The units of work of storage as plain functions over a SQLAlchemy session.
+
+Each runs inside the caller's transaction and returns frozen values;
+:class:`app.storage.store.Storage` gives every call its own session and transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, delete, exists, func, select, update
+from sqlalchemy.orm import Session
+
+from app.game.errors import InvalidRules
+from app.game.match import Match
+from app.game.record import FORMAT, to_record
+from app.game.rules import Rules, preset_name
+from app.game.standings import placings as placings_of
+from app.storage.errors import StorageError
+from app.storage.models import ABANDONED, FINISHED, IN_PROGRESS, DealRow, MatchRow, PlayRow, Room, Seat
+from app.storage.values import ActiveMatch, MatchPage, MatchSummary, RoomSnapshot, SeatRecord
+
+
+def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_seat: int | None,
+              seats: Iterable[SeatRecord], created_at: datetime) -> None:
+    """Insert or update room ``code`` (reopening it if closed) and replace its seats with ``seats``."""
+    room = session.get(Room, code)
+    if room is None:
+        room = Room(code=code)
+        session.add(room)
+    room.rules = dict(rules)
+    room.host_seat = host_seat
+    room.created_at = created_at
+    room.closed_at = None
+    session.flush()
+    session.execute(delete(Seat).where(Seat.room_code == code))
+    session.add_all(Seat(room_code=code, seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot)
+                    for seat in seats)
+
+
+def close_room(session: Session, *, code: str, closed_at: datetime) -> None:
+    """Mark room ``code`` closed and abandon its match in progress; nothing happens for an unknown or closed room."""
+    room = session.get(Room, code)
+    if room is None or room.closed_at is not None:
+        return
+    room.closed_at = closed_at
+    _abandon_room_matches(session, room_code=code, ended_at=closed_at)
+
+
+def start_match(session: Session, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
+                players: Sequence[str], started_at: datetime) -> None:
+    """Insert a match in progress; any other match in progress at the same room is abandoned.
+
+    Storing the same match again (a retry after a lost answer) does nothing.
+    """
+    stored = session.get(MatchRow, match_id)
+    if (stored is not None and stored.status == IN_PROGRESS and stored.room_code == room_code
+            and stored.players == list(players)):
+        return
+    if room_code is not None:
+        _abandon_room_matches(session, room_code=room_code, ended_at=started_at)
+    session.add(MatchRow(id=match_id, room_code=room_code, status=IN_PROGRESS, imported=False, rules=dict(rules),
+                         players=list(players), preset=_preset_of(rules), started_at=started_at))
+
+
+def record_deal(session: Session, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> None:
+    """Insert deal ``deal`` of a match; it must be the next one (deals 0 … deal-1 stored already).
+
+    Storing a stored deal again with the same dealer and hands (a retry
+    after a lost answer) does nothing. Raises :class:`StorageError` for an
+    unknown match, a gap, or a stored deal with other cards.
+    """
+    started, stored = session.execute(select(
+        exists().where(MatchRow.id == match_id),
+        select(func.count()).select_from(DealRow).where(DealRow.match_id == match_id).scalar_subquery(),
+    )).one()
+    if not started:
+        raise StorageError(f"no match {match_id!r}")
+    hands = [list(hand) for hand in hands]
+    if 0 <= deal < stored:
+        same = session.scalar(select(DealRow).where(DealRow.match_id == match_id, DealRow.deal == deal))
+        if same is not None and (same.dealer, same.hands) == (dealer, hands):
+            return
+        raise StorageError(f"deal {deal} of match {match_id!r} is stored already, with other cards")
+    if deal != stored:
+        raise StorageError(f"deal {deal} of match {match_id!r} is out of order: {stored} deals are stored")
+    session.add(DealRow(match_id=match_id, deal=deal, dealer=dealer, hands=hands))
+
+
+def record_play(session: Session, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> None:
+    """Insert play ``play`` of deal ``deal``; it must be the next one of that stored deal.
+
+    Storing a stored play again with the same card (a retry after a lost
+    answer) does nothing. Raises :class:`StorageError` for an unknown deal,
+    a gap, or a stored play of another card.
+    """
+    dealt, stored = session.execute(select(
+        exists().where(DealRow.match_id == match_id, DealRow.deal == deal),
+        select(func.count()).select_from(PlayRow).where(PlayRow.match_id == match_id, PlayRow.deal == deal)
+        .scalar_subquery(),
+    )).one()
+    if not dealt:
+        raise StorageError(f"no deal {deal} in match {match_id!r}")
+    if 0 <= play < stored:
+        same = session.scalar(select(PlayRow.card).where(PlayRow.match_id == match_id, PlayRow.deal == deal,
+                                                         PlayRow.play == play))
+        if same == card:
+            return
+        raise StorageError(f"play {play} of deal {deal} of match {match_id!r} is stored already, as {same}")
+    if play != stored:
+        raise StorageError(f"play {play} of deal {deal} of match {match_id!r} is out of order: "
+                           f"{stored} plays are stored")
+    session.add(PlayRow(match_id=match_id, deal=deal, play=play, card=card, played_at=played_at))
+
+
+def finish_match(session: Session, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
+                 winners: Sequence[int], ended_at: datetime) -> None:
+    """Mark a match finished with its record and results.
+
+    A match that was never started here (its start was lost) is inserted,
+    with ``started_at`` equal to ``ended_at``. Raises :class:`StorageError`
+    if ``record`` has no list of deals.
+    """
+    deals = record.get("deals")
+    if not isinstance(deals, list):
+        raise StorageError(f"the record of match {match_id!r} has no list of deals")
+    row = session.get(MatchRow, match_id)
+    if row is None:
+        row = MatchRow(id=match_id, room_code=None, imported=False, rules=dict(record.get("rules") or {}),
+                       players=list(record.get("players") or []), started_at=ended_at)
+        row.preset = _preset_of(row.rules)
+        session.add(row)
+    row.status = FINISHED
+    row.ended_at = ended_at
+    row.record = dict(record)
+    row.placings = list(placings)
+    row.winners = list(winners)
+    row.deal_count = len(deals)
+
+
+def abandon_match(session: Session, *, match_id: str, ended_at: datetime) -> None:
+    """Mark a match in progress abandoned; nothing happens for an unknown match or one no longer in progress."""
+    session.execute(update(MatchRow).where(MatchRow.id == match_id, MatchRow.status == IN_PROGRESS)
+                    .values(status=ABANDONED, ended_at=ended_at))
+
+
+def import_match(session: Session, *, match_id: str, match: Match, imported_at: datetime) -> None:
+    """Insert a finished match rebuilt from a record (see ``Storage.import_record``) under ``match_id``."""
+    session.add(MatchRow(
+        id=match_id, room_code=None, status=FINISHED, imported=True, rules=match.rules.to_dict(),
+        players=list(match.players), preset=preset_name(match.rules), started_at=imported_at,
+        ended_at=imported_at, deal_count=match.deals_completed, winners=list(match.winners),
+        placings=placings_of(match), record=to_record(match)))
+
+
+def active_rooms(session: Session) -> list[RoomSnapshot]:
+    """Every room not closed, oldest first, with its seats and match in progress (record rebuilt)."""
+    open_room = Room.closed_at.is_(None)
+    rooms = session.scalars(select(Room).where(open_room).order_by(Room.created_at, Room.code)).all()
+    seats: dict[str, list[SeatRecord]] = {}
+    for seat in session.scalars(select(Seat).join(Room, Seat.room_code == Room.code).where(open_room)
+                                .order_by(Seat.room_code, Seat.seat)):
+        seats.setdefault(seat.room_code, []).append(
+            SeatRecord(seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot))
+
+    def in_progress(query: Select[Any]) -> Select[Any]:
+        return query.join(Room, MatchRow.room_code == Room.code).where(open_room, MatchRow.status == IN_PROGRESS)
+
+    matches: dict[str, MatchRow] = {}
+    for match in session.scalars(in_progress(select(MatchRow)).order_by(MatchRow.started_at, MatchRow.id)):
+        matches[match.room_code or ""] = match  # the newest wins, should there be several
+    deals: dict[str, list[DealRow]] = {}
+    for deal in session.scalars(in_progress(select(DealRow).join(MatchRow, DealRow.match_id == MatchRow.id))
+                                .order_by(DealRow.match_id, DealRow.deal)):
+        deals.setdefault(deal.match_id, []).append(deal)
+    plays: dict[tuple[str, int], list[str]] = {}
+    for play in session.scalars(in_progress(select(PlayRow).join(MatchRow, PlayRow.match_id == MatchRow.id))
+                                .order_by(PlayRow.match_id, PlayRow.deal, PlayRow.play)):
+        plays.setdefault((play.match_id, play.deal), []).append(play.card)
+
+    snapshots = []
+    for room in rooms:
+        match = matches.get(room.code)
+        active = None
+        if match is not None:
+            record = {
+                "format": FORMAT,
+                "rules": match.rules,
+                "players": match.players,
+                "deals": [{"dealer": deal.dealer, "hands": deal.hands, "plays": plays.get((match.id, deal.deal), [])}
+                          for deal in deals.get(match.id, [])],
+            }
+            active = ActiveMatch(match_id=match.id, started_at=match.started_at, record=record)
+        snapshots.append(RoomSnapshot(code=room.code, rules=room.rules, host_seat=room.host_seat,
+                                      created_at=room.created_at, seats=tuple(seats.get(room.code, [])),
+                                      match=active))
+    return snapshots
+
+
+def match_record(session: Session, *, match_id: str) -> dict[str, Any] | None:
+    """The record of a finished match, or ``None`` if there is none (unknown, in progress, abandoned)."""
+    record: dict[str, Any] | None = session.scalar(
+        select(MatchRow.record).where(MatchRow.id == match_id, MatchRow.status == FINISHED))
+    return record
+
+
+def list_matches(session: Session, *, page: int, per_page: int) -> MatchPage:
+    """Page ``page`` (from 1) of the finished matches, ``per_page`` a page, newest first."""
+    finished = MatchRow.status == FINISHED
+    total = session.scalar(select(func.count()).select_from(MatchRow).where(finished)) or 0
+    rows = session.scalars(select(MatchRow).where(finished)
+                           .order_by(MatchRow.ended_at.desc(), MatchRow.id.desc())
+                           .offset((page - 1) * per_page).limit(per_page))
+    return MatchPage(items=tuple(map(_summary, rows)), total=total, page=page, per_page=per_page,
+                     pages=max(1, -(-total // per_page)))
+
+
+def match_summary(session: Session, *, match_id: str) -> MatchSummary | None:
+    """The summary of a finished match, or ``None`` if there is none."""
+    row = session.scalar(select(MatchRow).where(MatchRow.id == match_id, MatchRow.status == FINISHED))
+    return None if row is None else _summary(row)
+
+
+def _summary(row: MatchRow) -> MatchSummary:
+    return MatchSummary(
+        match_id=row.id, room_code=row.room_code, started_at=row.started_at, ended_at=row.ended_at or row.started_at,
+        players=tuple(row.players), placings=tuple(row.placings or ()), winners=tuple(row.winners or ()),
+        preset=row.preset, rules=row.rules, deals=row.deal_count or 0, imported=row.imported)
+
+
+def _abandon_room_matches(session: Session, *, room_code: str, ended_at: datetime) -> None:
+    session.execute(update(MatchRow).where(MatchRow.room_code == room_code, MatchRow.status == IN_PROGRESS)
+                    .values(status=ABANDONED, ended_at=ended_at))
+
+
+def _preset_of(rules: Mapping[str, Any]) -> str | None:
+    try:
+        return preset_name(Rules.from_dict(rules))
+    except (InvalidRules, TypeError):
+        return None

@@ -1,0 +1,283 @@
+"""The storage API the server calls: rooms, matches, their deals and plays.
+
+Plain synchronous methods, each one session and one transaction; every
+database failure comes out as :class:`~app.storage.errors.StorageError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from alembic.util import CommandError
+from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from app.game.match import Match
+from app.game.record import NotARecord, RecordFault, replay, summary
+from app.storage import migrate, queries
+from app.storage.engine import BEGIN_MODE, create_storage_engine
+from app.storage.errors import RecordRejected, StorageError
+from app.storage.values import MatchPage, MatchSummary, RoomSnapshot, SeatRecord, new_match_id
+
+MAX_PER_PAGE = 100
+
+
+class Storage:
+    """The database of one server process.
+
+    ``url`` is a SQLAlchemy URL (``sqlite:///cucumber.db``,
+    ``postgresql+psycopg://user@host:5432/db``); ``echo`` logs every
+    statement. The engine connects lazily: a database that is down makes the
+    calls fail, not the construction. Methods may be called from any thread;
+    each uses its own session and transaction, so a call either commits
+    whole or not at all. Timestamps must be timezone-aware and come back in
+    UTC. Raises :class:`StorageError` for a URL that cannot be used (unknown
+    driver, SQLite folder that cannot be created).
+    """
+
+    def __init__(self, url: str, *, echo: bool = False) -> None:
+        try:
+            self._engine = create_storage_engine(url, echo=echo)
+        except (SQLAlchemyError, OSError) as error:
+            raise StorageError(f"cannot use the database {_safe_url(url)}: {error}") from error
+        # SQLite write units take the write lock when they begin (see engine.py).
+        self._writer = self._engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
+        self._closed = False
+
+    @property
+    def url(self) -> str:
+        """The database URL with any password hidden, for logs."""
+        return self._engine.url.render_as_string(hide_password=True)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for tests and tools; the server needs only the methods)."""
+        return self._engine
+
+    def upgrade(self) -> None:
+        """Apply every migration not yet applied (``alembic upgrade head``), in one transaction.
+
+        Safe to call on every start: an up-to-date database is left alone.
+        Raises :class:`StorageError` if the database fails.
+        """
+        self._check_open()
+        try:
+            migrate.upgrade(self._writer)
+        except (SQLAlchemyError, CommandError, OSError) as error:
+            raise StorageError(f"could not upgrade the database: {_describe(error)}") from error
+
+    def close(self) -> None:
+        """Close every pooled connection; later calls raise :class:`StorageError`."""
+        self._closed = True
+        self._engine.dispose()
+
+    def __enter__(self) -> Storage:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # Rooms
+
+    def save_room(self, *, code: str, rules: Mapping[str, Any], host_seat: int | None,
+                  seats: Sequence[SeatRecord], created_at: datetime) -> None:
+        """Insert or update room ``code`` and replace its seats.
+
+        ``rules``: the room's rules options (a JSON-ready dict, RULES.md §3);
+        ``host_seat``: the host's seat index or ``None``; ``seats``: the
+        occupied seats (at most one per index); ``created_at``: aware. A
+        closed room saved again is open again. Raises :class:`StorageError`
+        (then the room is as before), e.g. for two seats with one index.
+        """
+        with self._unit(f"save room {code!r}", write=True) as session:
+            queries.save_room(session, code=code, rules=rules, host_seat=host_seat, seats=seats,
+                              created_at=created_at)
+
+    def close_room(self, *, code: str, closed_at: datetime) -> None:
+        """Mark room ``code`` closed (gone from memory): it is no longer restored at start.
+
+        Its match in progress, if any, is abandoned at ``closed_at``. Closing
+        an unknown or closed room does nothing. Raises :class:`StorageError`.
+        """
+        with self._unit(f"close room {code!r}", write=True) as session:
+            queries.close_room(session, code=code, closed_at=closed_at)
+
+    # Matches
+
+    def start_match(self, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
+                    players: Sequence[str], started_at: datetime) -> None:
+        """Store a new match in progress.
+
+        ``match_id`` from :func:`~app.storage.values.new_match_id`;
+        ``room_code`` of a saved room (or ``None``); ``rules`` the full rules
+        options (``Rules.to_dict()``, so the rebuilt record is exactly
+        ``to_record``'s); ``players`` the names in seat order. A room has one
+        match in progress: starting one abandons any other there. Starting
+        the same match again does nothing. Raises :class:`StorageError`,
+        e.g. for a match id in use by another match or an unknown room.
+        """
+        with self._unit(f"start match {match_id!r}", write=True) as session:
+            queries.start_match(session, match_id=match_id, room_code=room_code, rules=rules, players=players,
+                                started_at=started_at)
+
+    def record_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> None:
+        """Store deal ``deal`` (from 0) of a match as dealt: ``dealer`` seat, ``hands[s]`` card codes of seat s.
+
+        Deals are stored in order: raises :class:`StorageError` if the match
+        is unknown, deal ``deal - 1`` is not stored, or ``deal`` is stored
+        with other cards. Storing the same deal again does nothing, so a
+        call whose answer was lost may be repeated.
+        """
+        with self._unit(f"record deal {deal} of match {match_id!r}", write=True) as session:
+            queries.record_deal(session, match_id=match_id, deal=deal, dealer=dealer, hands=hands)
+
+    def record_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> None:
+        """Append play ``play`` (from 0 within the deal) of deal ``deal``: the card code played.
+
+        Plays are stored in order and once: raises :class:`StorageError` if
+        the deal is not stored, play ``play - 1`` is not, or ``play`` is
+        stored as another card. Storing the same play again does nothing, so
+        a call whose answer was lost may be repeated.
+        """
+        with self._unit(f"record play {play} of deal {deal} of match {match_id!r}", write=True) as session:
+            queries.record_play(session, match_id=match_id, deal=deal, play=play, card=card,
+                                played_at=played_at)
+
+    def finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
+                     winners: Sequence[int], ended_at: datetime) -> None:
+        """Mark a match finished, with its final record (RULES.md §4) and results.
+
+        ``placings[s]``: seat s's place from 1 (``app.game.standings.placings``);
+        ``winners``: the winning seats. The record is stored as given (not
+        checked again). A match whose start was never stored is stored now
+        (started at ``ended_at``). Raises :class:`StorageError`.
+        """
+        with self._unit(f"finish match {match_id!r}", write=True) as session:
+            queries.finish_match(session, match_id=match_id, record=record, placings=placings, winners=winners,
+                                 ended_at=ended_at)
+
+    def abandon_match(self, *, match_id: str, ended_at: datetime) -> None:
+        """Mark a match in progress abandoned: kept, but neither restored nor listed.
+
+        Does nothing for an unknown match or one already finished or
+        abandoned. Raises :class:`StorageError`.
+        """
+        with self._unit(f"abandon match {match_id!r}", write=True) as session:
+            queries.abandon_match(session, match_id=match_id, ended_at=ended_at)
+
+    # Restart
+
+    def active_rooms(self) -> list[RoomSnapshot]:
+        """Every room not closed, oldest first, to restore at start-up.
+
+        Each has its seats and its match in progress, if any, whose record
+        is rebuilt in ``cucumber-match/1`` form (RULES.md §4) from the stored
+        deals and plays; ``app.game.record.replay`` turns it into the match.
+        Raises :class:`StorageError`.
+        """
+        with self._unit("read the open rooms", write=False) as session:
+            return queries.active_rooms(session)
+
+    # Reading
+
+    def match_record(self, match_id: str) -> dict[str, Any] | None:
+        """The record (RULES.md §4) of a finished or imported match; ``None`` for any other id.
+
+        Raises :class:`StorageError`.
+        """
+        with self._unit(f"read match {match_id!r}", write=False) as session:
+            return queries.match_record(session, match_id=match_id)
+
+    def list_matches(self, *, page: int = 1, per_page: int = 20) -> MatchPage:
+        """Page ``page`` (from 1) of the finished matches, newest end first, ``per_page`` (1–100) a page.
+
+        A page past the last is empty. Raises ``ValueError`` for a page
+        below 1 or ``per_page`` out of range, :class:`StorageError` if the
+        database fails.
+        """
+        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+            raise ValueError(f"page must be a whole number from 1, not {page!r}")
+        if isinstance(per_page, bool) or not isinstance(per_page, int) or not 1 <= per_page <= MAX_PER_PAGE:
+            raise ValueError(f"per_page must be a whole number from 1 to {MAX_PER_PAGE}, not {per_page!r}")
+        with self._unit("list the finished matches", write=False) as session:
+            return queries.list_matches(session, page=page, per_page=per_page)
+
+    def match_summary(self, match_id: str) -> MatchSummary | None:
+        """The summary of a finished match, ``None`` for any other id. Raises :class:`StorageError`."""
+        with self._unit(f"read match {match_id!r}", write=False) as session:
+            return queries.match_summary(session, match_id=match_id)
+
+    def import_record(self, record: Any, *, imported_at: datetime) -> str:
+        """Check a record with the engine and store it as a finished match; return its new id.
+
+        ``record``: parsed JSON of a ``cucumber-match/1`` record. It is
+        stored in canonical form (``to_record`` of the replayed match), with
+        placings and winners worked out by the engine. Raises
+        :class:`~app.storage.errors.RecordRejected` (carrying what ``cucumber
+        verify`` prints for it) if it is not a record, is faulty or the match
+        is unfinished; :class:`StorageError` if the database fails.
+        """
+        match = verify_for_import(record)
+        match_id = new_match_id()
+        with self._unit("import a match record", write=True) as session:
+            queries.import_match(session, match_id=match_id, match=match, imported_at=imported_at)
+        return match_id
+
+    @contextmanager
+    def _unit(self, action: str, *, write: bool) -> Iterator[Session]:
+        """A session in a transaction, committed at the end; any failure becomes :class:`StorageError`.
+
+        Besides SQLAlchemy's errors, ``TypeError`` and ``ValueError`` are
+        wrapped too: a database driver raises them for a value it cannot
+        store (PostgreSQL's serialises JSON itself), and the call failed
+        either way.
+        """
+        self._check_open()
+        try:
+            with Session(self._writer if write else self._engine) as session, session.begin():
+                yield session
+        except (SQLAlchemyError, TypeError, ValueError) as error:
+            raise StorageError(f"could not {action}: {_describe(error)}") from error
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StorageError("storage is closed")
+
+
+def verify_for_import(record: Any) -> Match:
+    """The finished match a record describes, replayed by the engine (RULES.md §4).
+
+    Raises :class:`~app.storage.errors.RecordRejected` with the result
+    ``cucumber verify`` prints: the fault for a faulty record or a
+    non-record, the summary for an unfinished match.
+    """
+    try:
+        match = replay(record)
+    except NotARecord as error:
+        reason = f"not a cucumber-match/1 record: {error}"
+        raise RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": None, "card": None,
+                                      "reason": reason}) from None
+    except RecordFault as fault:
+        raise RecordRejected(f"the record is faulty at deal {fault.deal}: {fault.message}", fault.to_dict()) from None
+    if not match.finished:
+        raise RecordRejected("the match in the record is not finished", summary(match))
+    return match
+
+
+def _describe(error: Exception) -> str:
+    cause = getattr(error, "orig", None) or error
+    lines = str(cause).strip().splitlines()
+    text = lines[0] if lines else ""
+    return f"{type(cause).__name__}: {text}" if text else type(cause).__name__
+
+
+def _safe_url(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except SQLAlchemyError:
+        return "(malformed URL)"

@@ -1,0 +1,157 @@
+"""What storage takes and gives back: frozen values, never ORM rows.
+
+Also match ids and token hashes, the two identifiers storage deals in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from app.storage.models import BOT_LEVELS
+
+MATCH_ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
+"""Lower-case letters and digits without the look-alikes 0/o, 1/l/i."""
+MATCH_ID_LENGTH = 12
+
+_TOKEN_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+def new_match_id() -> str:
+    """A new random match id: 12 characters of :data:`MATCH_ID_ALPHABET` (about 59 bits).
+
+    URL-safe and easy to read aloud; drawn from the ``secrets`` generator.
+    """
+    return "".join(secrets.choice(MATCH_ID_ALPHABET) for _ in range(MATCH_ID_LENGTH))
+
+
+def hash_token(token: str) -> str:
+    """The hex SHA-256 (64 lower-case hex digits) of a player's secret token, as stored."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def token_matches(token: str, token_hash: str) -> bool:
+    """Whether ``token`` is the one whose hash is ``token_hash`` (compared in constant time)."""
+    return hmac.compare_digest(hash_token(token), token_hash)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """An occupied seat of a room.
+
+    - ``seat``: the seat index, from 0.
+    - ``name``: the player's name (at most 100 characters).
+    - ``token_hash``: :func:`hash_token` of the player's secret token, or
+      ``None`` (a bot has no token). Never the token itself.
+    - ``bot``: ``None`` for a person, else ``"easy"``, ``"normal"`` or ``"hard"``.
+
+    Raises ``ValueError`` for a negative seat, an unknown bot level or a
+    token hash that is not 64 lower-case hex digits.
+    """
+
+    seat: int
+    name: str
+    token_hash: str | None = None
+    bot: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seat, bool) or not isinstance(self.seat, int) or self.seat < 0:
+            raise ValueError(f"seat must be a seat index from 0, not {self.seat!r}")
+        if self.bot is not None and self.bot not in BOT_LEVELS:
+            raise ValueError(f"bot must be None or one of {', '.join(BOT_LEVELS)}, not {self.bot!r}")
+        if self.token_hash is not None and not _TOKEN_HASH.fullmatch(self.token_hash):
+            raise ValueError("token_hash must be the hex SHA-256 of the token (64 lower-case hex digits)")
+
+    @property
+    def is_bot(self) -> bool:
+        """Whether a bot sits here."""
+        return self.bot is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveMatch:
+    """The match in progress at a room, as stored.
+
+    ``record`` is a ``cucumber-match/1`` record (RULES.md §4) of every deal
+    and play stored so far; the last deal may be unfinished.
+    """
+
+    match_id: str
+    started_at: datetime
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RoomSnapshot:
+    """A room to restore when the server starts.
+
+    ``rules`` as saved (a dict of rules options), ``host_seat`` ``None`` when
+    nobody hosts, ``created_at`` aware UTC, ``seats`` the occupied seats by
+    index, ``match`` the match in progress or ``None``.
+    """
+
+    code: str
+    rules: dict[str, Any]
+    host_seat: int | None
+    created_at: datetime
+    seats: tuple[SeatRecord, ...]
+    match: ActiveMatch | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    """A finished match, for lists and headers.
+
+    - ``match_id``; ``room_code`` where it was played (``None`` if imported
+      or the room is unknown).
+    - ``started_at``, ``ended_at``: aware UTC (for an imported match both
+      are the time of import).
+    - ``players``: names in seat order; ``placings[s]``: seat s's place from
+      1 (shared places repeat); ``winners``: seats sharing the win.
+    - ``preset``: the preset name of the rules, ``None`` for custom rules;
+      ``rules``: every option.
+    - ``deals``: number of deals played; ``imported``: whether it came from
+      a record file rather than a room here.
+    """
+
+    match_id: str
+    room_code: str | None
+    started_at: datetime
+    ended_at: datetime
+    players: tuple[str, ...]
+    placings: tuple[int, ...]
+    winners: tuple[int, ...]
+    preset: str | None
+    rules: dict[str, Any]
+    deals: int
+    imported: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPage:
+    """One page of the finished matches, newest first.
+
+    ``items`` on this page; ``total`` finished matches in all; ``page`` from
+    1; ``per_page``; ``pages`` in all (at least 1, even with no match).
+    """
+
+    items: tuple[MatchSummary, ...]
+    total: int
+    page: int
+    per_page: int
+    pages: int
+
+    @property
+    def has_previous(self) -> bool:
+        """Whether there is a page before this one."""
+        return self.page > 1
+
+    @property
+    def has_next(self) -> bool:
+        """Whether there is a page after this one."""
+        return self.page < self.pages

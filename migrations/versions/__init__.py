@@ -1,0 +1,1 @@
+"""One module per migration, oldest first by revision."""

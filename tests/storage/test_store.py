@@ -1,0 +1,428 @@
+"""Storage round trips on SQLite and PostgreSQL: rooms, matches, restart, listing, import, failures."""
+
+from __future__ import annotations
+
+import copy
+import random
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.pool import NullPool
+
+from app.game.match import Match
+from app.game.record import NotARecord, check_record, replay, to_record
+from app.game.rules import preset
+from app.game.simulate import play_random_match
+from app.game.standings import placings
+from app.storage import (
+    MatchSummary,
+    RecordRejected,
+    SeatRecord,
+    Storage,
+    StorageError,
+    hash_token,
+)
+from app.storage.models import DealRow, MatchRow, PlayRow, Room
+
+T0 = datetime(2026, 3, 14, 15, 9, 26, 535897, tzinfo=UTC)
+RULES = preset("quick").to_dict()
+SEATS = [
+    SeatRecord(seat=0, name="Ana", token_hash=hash_token("ana-secret")),
+    SeatRecord(seat=1, name="Ben", token_hash=hash_token("ben-secret")),
+    SeatRecord(seat=3, name="Robo", bot="hard"),
+]
+
+
+def played_match(seed: int = 7, players: int = 4, rules: str = "quick") -> Match:
+    """A whole match between random-legal players."""
+    return play_random_match(players, preset(rules), random.Random(seed))
+
+
+def store_in_progress(storage: Storage, match_id: str, record: dict[str, Any], *, room_code: str | None = "ROOM1",
+                      deals: int | None = None, plays: int | None = None) -> None:
+    """Store a match deal by deal and play by play: the first ``deals`` deals, then ``plays`` plays of the next."""
+    storage.start_match(match_id=match_id, room_code=room_code, rules=record["rules"], players=record["players"],
+                        started_at=T0)
+    chosen = record["deals"] if deals is None else record["deals"][:deals + (plays is not None)]
+    for number, deal in enumerate(chosen):
+        storage.record_deal(match_id=match_id, deal=number, dealer=deal["dealer"], hands=deal["hands"])
+        cards = deal["plays"] if deals is None or number < deals else deal["plays"][:plays]
+        for index, card in enumerate(cards):
+            storage.record_play(match_id=match_id, deal=number, play=index, card=card,
+                                played_at=T0 + timedelta(seconds=number * 60 + index))
+
+
+def save_room(storage: Storage, code: str = "ROOM1", **changes: Any) -> None:
+    options: dict[str, Any] = {"code": code, "rules": RULES, "host_seat": 0, "seats": SEATS, "created_at": T0}
+    storage.save_room(**(options | changes))
+
+
+def count(storage: Storage, model: Any) -> int:
+    with storage.engine.connect() as connection:
+        return connection.scalar(select(func.count()).select_from(model)) or 0
+
+
+# Rooms
+
+
+def test_a_saved_room_is_restored_with_its_seats(storage):
+    save_room(storage)
+    [room] = storage.active_rooms()
+    assert (room.code, room.rules, room.host_seat, room.created_at) == ("ROOM1", RULES, 0, T0)
+    assert room.seats == tuple(SEATS)
+    assert room.match is None
+
+
+def test_saving_a_room_again_replaces_its_seats(storage):
+    save_room(storage)
+    seats = [SeatRecord(seat=1, name="Cy", token_hash=hash_token("cy")), SeatRecord(seat=0, name="Bot", bot="easy")]
+    save_room(storage, rules={"hand_size": 5}, host_seat=None, seats=seats)
+    [room] = storage.active_rooms()
+    assert room.rules == {"hand_size": 5}
+    assert room.host_seat is None
+    assert room.seats == (seats[1], seats[0])
+
+
+def test_rooms_are_restored_oldest_first(storage):
+    save_room(storage, "LATER", created_at=T0 + timedelta(minutes=1))
+    save_room(storage, "FIRST")
+    assert [room.code for room in storage.active_rooms()] == ["FIRST", "LATER"]
+
+
+def test_a_closed_room_is_not_restored_until_saved_again(storage):
+    save_room(storage)
+    storage.close_room(code="ROOM1", closed_at=T0 + timedelta(hours=1))
+    storage.close_room(code="ROOM1", closed_at=T0 + timedelta(hours=2))
+    storage.close_room(code="NO-SUCH-ROOM", closed_at=T0)
+    assert storage.active_rooms() == []
+    save_room(storage)
+    assert [room.code for room in storage.active_rooms()] == ["ROOM1"]
+
+
+def test_closing_a_room_abandons_its_match_in_progress(storage):
+    save_room(storage)
+    record = to_record(played_match())
+    store_in_progress(storage, "m1", record, deals=1, plays=2)
+    storage.close_room(code="ROOM1", closed_at=T0 + timedelta(hours=1))
+    save_room(storage)
+    assert storage.active_rooms()[0].match is None
+    assert storage.match_record("m1") is None
+    assert storage.list_matches().total == 0
+
+
+# Matches in progress and restart
+
+
+def test_a_match_stored_play_by_play_is_rebuilt_exactly(storage):
+    match = played_match(seed=3, players=4, rules="quick")
+    record = to_record(match)
+    save_room(storage)
+    store_in_progress(storage, "m1", record)
+    [room] = storage.active_rooms()
+    assert room.match is not None
+    assert (room.match.match_id, room.match.started_at) == ("m1", T0)
+    assert room.match.record == record
+    assert replay(room.match.record) == match
+
+
+@pytest.mark.parametrize(("deals", "plays"), [(0, 0), (0, 1), (2, 5), (3, 0)])
+def test_a_match_cut_short_is_rebuilt_up_to_its_last_play(storage, deals, plays):
+    full = to_record(played_match(seed=11, players=3, rules="agurk"))
+    assert len(full["deals"]) > deals
+    expected = copy.deepcopy(full)
+    cut = dict(full["deals"][deals], plays=full["deals"][deals]["plays"][:plays])
+    expected["deals"] = full["deals"][:deals] + [cut]
+    save_room(storage)
+    store_in_progress(storage, "m1", full, deals=deals, plays=plays)
+    [room] = storage.active_rooms()
+    assert room.match is not None
+    assert room.match.record == expected
+    rebuilt = replay(room.match.record)
+    assert to_record(rebuilt) == expected
+    assert rebuilt.deal is not None and len(rebuilt.deal.plays) == plays
+
+
+def test_a_match_between_deals_is_rebuilt_with_its_completed_deals(storage):
+    full = to_record(played_match(seed=5))
+    save_room(storage)
+    store_in_progress(storage, "m1", full, deals=2)
+    [room] = storage.active_rooms()
+    assert room.match is not None
+    assert room.match.record == dict(full, deals=full["deals"][:2])
+    assert replay(room.match.record).needs_deal
+
+
+def test_starting_a_match_abandons_the_rooms_previous_one(storage):
+    save_room(storage)
+    record = to_record(played_match())
+    store_in_progress(storage, "old", record, deals=1, plays=3)
+    storage.start_match(match_id="new", room_code="ROOM1", rules=RULES, players=record["players"],
+                        started_at=T0 + timedelta(minutes=5))
+    [room] = storage.active_rooms()
+    assert room.match is not None
+    assert room.match.match_id == "new"
+    assert room.match.record["deals"] == []
+
+
+def test_plays_and_deals_must_come_in_order(storage):
+    record = to_record(played_match())
+    deal = record["deals"][0]
+    storage.start_match(match_id="m1", room_code=None, rules=RULES, players=record["players"], started_at=T0)
+    with pytest.raises(StorageError, match="deal 1 .* out of order"):
+        storage.record_deal(match_id="m1", deal=1, dealer=deal["dealer"], hands=deal["hands"])
+    with pytest.raises(StorageError, match="no deal 0"):
+        storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0)
+    storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"])
+    storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0)
+    with pytest.raises(StorageError, match="play 2 .* out of order"):
+        storage.record_play(match_id="m1", deal=0, play=2, card=deal["plays"][2], played_at=T0)
+    assert count(storage, PlayRow) == 1
+
+
+def test_a_repeated_call_is_harmless_but_a_different_one_is_refused(storage):
+    record = to_record(played_match())
+    deal = record["deals"][0]
+    for _ in range(2):
+        storage.start_match(match_id="m1", room_code=None, rules=RULES, players=record["players"], started_at=T0)
+        storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"])
+        storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0)
+    with pytest.raises(StorageError, match="deal 0 .* stored already"):
+        storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"][::-1])
+    with pytest.raises(StorageError, match="play 0 .* stored already"):
+        storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][1], played_at=T0)
+    with pytest.raises(StorageError, match="could not start match 'm1'"):
+        storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["X", "Y"], started_at=T0)
+    assert (count(storage, MatchRow), count(storage, DealRow), count(storage, PlayRow)) == (1, 1, 1)
+
+
+def test_a_deal_of_an_unknown_match_is_refused(storage):
+    with pytest.raises(StorageError, match="no match 'ghost'"):
+        storage.record_deal(match_id="ghost", deal=0, dealer=0, hands=[[], []])
+
+
+def test_a_match_at_an_unknown_room_is_refused(storage):
+    with pytest.raises(StorageError, match="could not start match"):
+        storage.start_match(match_id="m1", room_code="NOWHERE", rules=RULES, players=["A", "B"], started_at=T0)
+    assert count(storage, MatchRow) == 0
+
+
+# Finished and abandoned matches
+
+
+def finish(storage: Storage, match_id: str, match: Match, ended_at: datetime, room_code: str | None = None) -> None:
+    record = to_record(match)
+    store_in_progress(storage, match_id, record, room_code=room_code, deals=1)
+    storage.finish_match(match_id=match_id, record=record, placings=placings(match), winners=list(match.winners),
+                         ended_at=ended_at)
+
+
+def test_a_finished_match_gives_its_record_and_summary(storage):
+    match = played_match(seed=21)
+    save_room(storage)
+    finish(storage, "m1", match, T0 + timedelta(minutes=30), room_code="ROOM1")
+    assert storage.match_record("m1") == to_record(match)
+    assert storage.match_summary("m1") == MatchSummary(
+        match_id="m1", room_code="ROOM1", started_at=T0, ended_at=T0 + timedelta(minutes=30),
+        players=match.players, placings=tuple(placings(match)), winners=match.winners, preset="quick",
+        rules=RULES, deals=match.deals_completed, imported=False)
+    assert storage.active_rooms()[0].match is None
+
+
+def test_a_match_whose_start_was_lost_can_still_finish(storage):
+    match = played_match(seed=22)
+    storage.finish_match(match_id="m1", record=to_record(match), placings=placings(match),
+                         winners=list(match.winners), ended_at=T0)
+    summary = storage.match_summary("m1")
+    assert summary is not None
+    assert (summary.players, summary.started_at, summary.preset) == (match.players, T0, "quick")
+
+
+def test_an_abandoned_match_is_kept_but_not_listed(storage):
+    record = to_record(played_match())
+    save_room(storage)
+    store_in_progress(storage, "m1", record, deals=1, plays=1)
+    storage.abandon_match(match_id="m1", ended_at=T0 + timedelta(minutes=1))
+    storage.abandon_match(match_id="ghost", ended_at=T0)
+    assert storage.active_rooms()[0].match is None
+    assert storage.match_record("m1") is None
+    assert storage.match_summary("m1") is None
+    assert storage.list_matches().total == 0
+    with storage.engine.connect() as connection:
+        assert connection.scalar(select(MatchRow.status).where(MatchRow.id == "m1")) == "abandoned"
+
+
+def test_a_finished_match_is_not_abandoned_later(storage):
+    match = played_match()
+    finish(storage, "m1", match, T0)
+    storage.abandon_match(match_id="m1", ended_at=T0 + timedelta(hours=1))
+    assert storage.match_record("m1") == to_record(match)
+
+
+def test_unknown_and_unfinished_matches_have_no_record(storage):
+    storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+    assert storage.match_record("m1") is None
+    assert storage.match_record("nope") is None
+    assert storage.match_summary("nope") is None
+
+
+def test_finished_matches_are_listed_newest_first_a_page_at_a_time(storage):
+    for number in range(5):
+        finish(storage, f"m{number}", played_match(seed=number), T0 + timedelta(hours=number))
+    storage.start_match(match_id="running", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+    pages = [storage.list_matches(page=page, per_page=2) for page in (1, 2, 3, 4)]
+    assert [[item.match_id for item in page.items] for page in pages] == [["m4", "m3"], ["m2", "m1"], ["m0"], []]
+    assert [(page.total, page.pages, page.page, page.per_page) for page in pages[:2]] == [(5, 3, 1, 2), (5, 3, 2, 2)]
+    assert (pages[0].has_previous, pages[0].has_next, pages[2].has_next) == (False, True, False)
+    assert storage.list_matches().items == pages[0].items + pages[1].items + pages[2].items
+
+
+def test_matches_ending_together_are_listed_by_id(storage):
+    for match_id in ("b", "c", "a"):
+        finish(storage, match_id, played_match(), T0)
+    assert [item.match_id for item in storage.list_matches().items] == ["c", "b", "a"]
+
+
+def test_an_empty_list_has_one_page(storage):
+    page = storage.list_matches()
+    assert (page.items, page.total, page.pages) == ((), 0, 1)
+
+
+@pytest.mark.parametrize(("page", "per_page"), [(0, 20), (1, 0), (1, 101), (True, 20)])
+def test_pages_are_checked(page, per_page):
+    with Storage("sqlite://") as storage, pytest.raises(ValueError):
+        storage.list_matches(page=page, per_page=per_page)
+
+
+# Import
+
+
+def test_an_imported_record_is_stored_as_a_finished_match(storage):
+    match = played_match(seed=9, players=3, rules="gurka")
+    record = to_record(match)
+    record["deals"][0]["plays"] = [card.lower() for card in record["deals"][0]["plays"]]
+    record["rules"] = {key: value for key, value in record["rules"].items() if value != preset("agurk").to_dict()[key]}
+    match_id = storage.import_record(record, imported_at=T0)
+    assert len(match_id) == 12
+    assert storage.match_record(match_id) == to_record(match)
+    summary = storage.match_summary(match_id)
+    assert summary == MatchSummary(
+        match_id=match_id, room_code=None, started_at=T0, ended_at=T0, players=match.players,
+        placings=tuple(placings(match)), winners=match.winners, preset="gurka", rules=preset("gurka").to_dict(),
+        deals=match.deals_completed, imported=True)
+    assert storage.list_matches().items == (summary,)
+
+
+def faulty_record() -> dict[str, Any]:
+    record = to_record(played_match(seed=4))
+    plays = record["deals"][1]["plays"]
+    plays[2], plays[3] = plays[3], plays[2]
+    return record
+
+
+@pytest.mark.parametrize("make", [
+    faulty_record,
+    lambda: {"format": "cucumber-match/1", "rules": {"hand_size": 2}, "players": ["A", "B"], "deals": []},
+    lambda: dict(to_record(played_match(seed=6)), deals=to_record(played_match(seed=6))["deals"][:-1]),
+    lambda: ["not", "a", "record"],
+], ids=["faulty", "bad-rules", "unfinished", "not-an-object"])
+def test_a_record_that_does_not_verify_is_refused_with_the_verify_result(storage, make):
+    record = make()
+    with pytest.raises(RecordRejected) as caught:
+        storage.import_record(record, imported_at=T0)
+    result = caught.value.result
+    try:
+        expected = check_record(record)
+    except NotARecord as error:
+        expected = {"ok": False, "deal": None, "play": None, "seat": None, "card": None,
+                    "reason": f"not a cucumber-match/1 record: {error}"}
+    assert result == expected
+    assert result["ok"] is False or result["finished"] is False
+    assert count(storage, MatchRow) == 0
+
+
+# Time stamps
+
+
+def test_times_come_back_in_utc(storage):
+    oslo = datetime(2026, 6, 1, 12, 0, tzinfo=UTC).astimezone(ZoneInfo("Europe/Oslo"))
+    save_room(storage, created_at=oslo)
+    created = storage.active_rooms()[0].created_at
+    assert created == oslo
+    assert created.tzinfo is UTC
+    assert created.hour == 12
+
+
+def test_a_naive_time_is_refused(storage):
+    with pytest.raises(StorageError, match="timezone-aware"):
+        save_room(storage, created_at=datetime(2026, 1, 1, 12, 0))
+    assert count(storage, Room) == 0
+
+
+# Failures
+
+
+def test_a_failed_write_leaves_everything_as_it_was(storage):
+    save_room(storage)
+    twice = [SeatRecord(seat=2, name="Cy"), SeatRecord(seat=2, name="Di")]
+    with pytest.raises(StorageError, match="could not save room 'ROOM1'"):
+        save_room(storage, rules={"hand_size": 3}, seats=twice)
+    [room] = storage.active_rooms()
+    assert (room.rules, room.seats) == (RULES, tuple(SEATS))
+
+
+def test_a_record_that_is_not_json_is_not_half_stored(storage):
+    storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+    with pytest.raises(StorageError, match="could not finish match 'm1'"):
+        storage.finish_match(match_id="m1", record={"deals": [], "when": object()}, placings=[1, 2], winners=[0],
+                             ended_at=T0)
+    assert storage.match_record("m1") is None
+    assert storage.list_matches().total == 0
+
+
+def test_a_database_that_is_down_raises_storage_error():
+    storage = Storage("postgresql+psycopg://postgres@127.0.0.1:1/test")
+    try:
+        with pytest.raises(StorageError, match="could not list the finished matches: OperationalError"):
+            storage.list_matches()
+        with pytest.raises(StorageError, match="could not save room"):
+            save_room(storage)
+        with pytest.raises(StorageError, match="could not upgrade"):
+            storage.upgrade()
+    finally:
+        storage.close()
+
+
+def test_a_database_without_tables_raises_storage_error(tmp_path):
+    with Storage(f"sqlite:///{tmp_path / 'empty.db'}") as storage, pytest.raises(StorageError, match="no such table"):
+        storage.active_rooms()
+
+
+def test_a_closed_storage_raises_storage_error(tmp_path):
+    storage = Storage(f"sqlite:///{tmp_path / 'x.db'}")
+    storage.close()
+    with pytest.raises(StorageError, match="closed"):
+        storage.list_matches()
+
+
+@pytest.mark.parametrize("url", ["nosuchdb://x/y", "not a url"])
+def test_an_unusable_url_raises_storage_error(url):
+    with pytest.raises(StorageError, match="cannot use the database"):
+        Storage(url)
+
+
+@pytest.mark.parametrize("backend", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True)
+def test_calls_work_again_after_the_server_dropped_the_connections(storage):
+    save_room(storage)
+    with storage.engine.connect() as connection:
+        own = connection.scalar(text("SELECT pg_backend_pid()"))
+    admin = create_engine(storage.engine.url, poolclass=NullPool)
+    try:
+        with admin.begin() as connection:
+            assert connection.scalar(text("SELECT pg_terminate_backend(:pid)"), {"pid": own})
+    finally:
+        admin.dispose()
+    assert [room.code for room in storage.active_rooms()] == ["ROOM1"]
+
