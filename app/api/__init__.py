@@ -1,0 +1,1 @@
+"""HTTP and WebSocket routes: thin layers over the rooms, the engine and storage."""

@@ -1,0 +1,32 @@
+"""The match history pages: the list of finished matches and one match with its replay."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app.api.deps import StorageDep
+from app.history import match_detail
+from app.rendering import templates
+
+router = APIRouter()
+
+
+@router.get("/matches", response_class=HTMLResponse, name="matches_page")
+async def matches_page(request: Request, storage: StorageDep, page: int = Query(1, ge=1)) -> Response:
+    """Finished matches, newest first, 20 to a page."""
+    result = await asyncio.to_thread(storage.list_matches, page=page, per_page=20)
+    return templates.TemplateResponse(request, "matches.html", {"page": result})
+
+
+@router.get("/matches/{match_id}", response_class=HTMLResponse, name="match_page")
+async def match_page(match_id: str, request: Request, storage: StorageDep) -> Response:
+    """One finished match: standings per deal, a chart of totals, and a replay of every deal."""
+    summary = await asyncio.to_thread(storage.match_summary, match_id)
+    record = await asyncio.to_thread(storage.match_record, match_id) if summary else None
+    if summary is None or record is None:
+        return templates.TemplateResponse(request, "match_missing.html", {"match_id": match_id}, status_code=404)
+    detail = await asyncio.to_thread(match_detail, summary, record)
+    return templates.TemplateResponse(request, "match.html", {"detail": detail})

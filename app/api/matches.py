@@ -1,0 +1,50 @@
+"""The JSON API for stored matches: the list of finished ones and their records."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Query
+
+from app.api.deps import StorageDep
+from app.rooms.room import RoomError
+
+router = APIRouter(prefix="/api")
+
+
+@router.get("/matches")
+async def list_matches(storage: StorageDep, page: int = Query(1, ge=1),
+                       per_page: int = Query(20, ge=1, le=100)) -> dict[str, Any]:
+    """Finished matches, newest first, one page at a time."""
+    result = await asyncio.to_thread(storage.list_matches, page=page, per_page=per_page)
+    return {
+        "page": result.page,
+        "pages": result.pages,
+        "total": result.total,
+        "matches": [summary_json(item) for item in result.items],
+    }
+
+
+@router.get("/matches/{match_id}/record")
+async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
+    """The ``cucumber-match/1`` record of a finished match (404 for anything else)."""
+    record = await asyncio.to_thread(storage.match_record, match_id)
+    if record is None:
+        raise RoomError("no_such_match", "no finished match has this id", status=404)
+    return record
+
+
+def summary_json(item: Any) -> dict[str, Any]:
+    """One finished match of the list as JSON."""
+    return {
+        "id": item.match_id,
+        "started_at": item.started_at.isoformat() if item.started_at else None,
+        "ended_at": item.ended_at.isoformat() if item.ended_at else None,
+        "players": list(item.players),
+        "placings": list(item.placings),
+        "winners": list(item.winners),
+        "preset": item.preset,
+        "rules": item.rules,
+        "deals": item.deals,
+    }

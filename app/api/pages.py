@@ -1,0 +1,170 @@
+"""HTML pages: the home page, a room's table and its live WebSocket, the rules.
+
+Forms post as plain HTML; the table then updates over the page's WebSocket,
+which sends the regions of ``room.html`` that changed for that viewer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Form, Request, WebSocket
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.api.deps import RegistryDep, SettingsDep, cookie_name, origin_allowed, public_base
+from app.api.rooms import set_player_cookie
+from app.api.sockets import CLOSE_NO_ROOM, CLOSE_POLICY, player_token_hash, serve
+from app.game.rules import ELIMINATION
+from app.rendering import render_blocks, templates
+from app.rooms.protocol import rules_from_message
+from app.rooms.room import Room, RoomError, hash_token
+from app.rooms.views import RoomView, room_view
+
+router = APIRouter()
+
+LIVE_REGIONS = ["status", "seats", "trick", "hand", "summary", "controls", "join", "rules"]
+_NUMBER_OPTIONS = ("hand_size", "threshold", "lives", "second_life_min_opponents")
+_RULE_OPTIONS = ("follow", "ace_lead", "last_trick_tie", "penalty_to", *_NUMBER_OPTIONS)
+
+
+@router.get("/", response_class=HTMLResponse, name="home")
+async def home(request: Request) -> Response:
+    """The home page: open a table with a name and rules."""
+    return templates.TemplateResponse(request, "home.html", {})
+
+
+def rules_from_form(form: dict[str, Any]) -> dict[str, Any]:
+    """A rules message from form fields: a preset name, or ``custom`` with every option.
+
+    Numbers arrive as text and become ints; ``match_length`` is a number of
+    deals or ``elimination``. Bad values are left for the rules check to name.
+    """
+    if form.get("preset") not in (None, "", "custom"):
+        return {"preset": form["preset"]}
+    options: dict[str, Any] = {key: form[key] for key in _RULE_OPTIONS if key in form}
+    for key in _NUMBER_OPTIONS:
+        if isinstance(options.get(key), str) and options[key].strip().lstrip("-").isdigit():
+            options[key] = int(options[key])
+    length = form.get("match_length")
+    if length is not None:
+        options["match_length"] = int(length) if isinstance(length, str) and length.isdigit() else length
+    if options.get("match_length") in (None, ""):
+        options["match_length"] = ELIMINATION
+    return {"rules": options}
+
+
+@router.post("/rooms", name="create_room_form")
+async def create_room_form(request: Request, registry: RegistryDep) -> Response:
+    """Open a room from the home page form and go to it, seated as host."""
+    form = dict(await request.form())
+    try:
+        rules = rules_from_message(rules_from_form(form))
+        room, _, token = await registry.create(form.get("name", ""), rules)
+    except RoomError as error:
+        return templates.TemplateResponse(
+            request, "home.html", {"error": error.message, "name": form.get("name"), "preset": form.get("preset")},
+            status_code=error.status)
+    response = RedirectResponse(request.url_for("room_page", code=room.code), status_code=303)
+    set_player_cookie(response, request, room.code, token)
+    return response
+
+
+def _viewer_seat(request: Request, room: Room) -> int | None:
+    token = request.cookies.get(cookie_name(room.code))
+    return room.seat_of(hash_token(token)) if token else None
+
+
+def _page_context(request: Request, room: Room, settings: Any, view: RoomView, error: str | None = None) -> dict[str, Any]:
+    return {
+        "view": view,
+        "ws_path": request.app.url_path_for("room_socket", code=room.code),
+        "room_url": f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}",
+        "error": error,
+    }
+
+
+@router.get("/r/{code}", response_class=HTMLResponse, name="room_page")
+async def room_page(code: str, request: Request, registry: RegistryDep, settings: SettingsDep) -> Response:
+    """A room's page: the lobby or the table, as this visitor may see it."""
+    room = registry.get(code)
+    if room is None:
+        return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
+    if room.code != code:
+        return RedirectResponse(request.url_for("room_page", code=room.code), status_code=308)
+    view = room_view(room, _viewer_seat(request, room))
+    return templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
+
+
+@router.post("/r/{code}/join", name="join_room_form")
+async def join_room_form(code: str, request: Request, registry: RegistryDep, settings: SettingsDep,
+                         name: str = Form("")) -> Response:
+    """Take a seat from the room page's form, then return to the page."""
+    room = registry.get(code)
+    if room is None:
+        return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
+    try:
+        _, token = await room.join(name)
+    except RoomError as error:
+        view = room_view(room, _viewer_seat(request, room))
+        return templates.TemplateResponse(request, "room.html",
+                                          _page_context(request, room, settings, view, error.message),
+                                          status_code=error.status)
+    response = RedirectResponse(request.url_for("room_page", code=room.code), status_code=303)
+    set_player_cookie(response, request, room.code, token)
+    return response
+
+
+@router.get("/rules", response_class=HTMLResponse, name="rules_page")
+async def rules_page(request: Request) -> Response:
+    """The house rules and every variant, in plain words, with the worked example."""
+    return templates.TemplateResponse(request, "rules.html", {})
+
+
+class PageRenderer:
+    """Renders a viewer's live regions and sends only those that changed for one connection."""
+
+    def __init__(self) -> None:
+        self.sent: dict[str, str] = {}
+
+    @staticmethod
+    def regions(view: RoomView) -> dict[str, str]:
+        """Every live region of the table page for ``view``, by element id."""
+        return {name: render_blocks("room.html", [name], {"view": view}) for name in LIVE_REGIONS}
+
+    def encode(self, regions: dict[str, str]) -> str | None:
+        """The regions that differ from what this connection last got, or ``None``."""
+        changed = [html for name, html in regions.items() if self.sent.get(name) != html]
+        self.sent.update(regions)
+        return "".join(changed) or None
+
+
+def page_error(code: str, message: str) -> str:
+    """A refused action as the page's flash message."""
+    return templates.get_template("_flash.html").render(code=code, message=message)
+
+
+def translate_page_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A page's form message (htmx ``ws-send``) as a protocol message."""
+    message = {key: value for key, value in message.items() if key != "HEADERS"}
+    if message.get("type") == "set_rules":
+        return {"type": "set_rules", **rules_from_form(message)}
+    if message.get("type") == "remove" and isinstance(message.get("seat"), str) and message["seat"].isdigit():
+        message["seat"] = int(message["seat"])
+    return message
+
+
+@router.websocket("/r/{code}/ws", name="room_socket")
+async def room_socket(websocket: WebSocket, code: str, registry: RegistryDep, settings: SettingsDep) -> None:
+    """The table page's live connection: HTML regions out, form messages in."""
+    if not origin_allowed(websocket, settings):
+        await websocket.close(code=CLOSE_POLICY)
+        return
+    await websocket.accept()
+    room = registry.get(code)
+    if room is None:
+        await websocket.close(code=CLOSE_NO_ROOM)
+        return
+    renderer = PageRenderer()
+    await serve(websocket, room, settings, player_token_hash(websocket, room),
+                render=lambda view: PageRenderer.regions(view), render_error=page_error, kind="html",
+                encode=renderer.encode, translate=translate_page_message)

@@ -1,0 +1,67 @@
+"""The JSON API for rooms: create one, take a seat, read the public state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from pydantic import BaseModel, ConfigDict
+
+from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
+from app.rooms.protocol import rules_from_message
+from app.rooms.views import room_view, state_json
+
+router = APIRouter(prefix="/api")
+
+COOKIE_MAX_AGE = 30 * 24 * 3600
+
+
+class CreateRoom(BaseModel):
+    """``POST /api/rooms`` body: the creator's name and the rules (a preset, options, or both)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Any = None
+    preset: str | None = None
+    rules: dict[str, Any] | None = None
+
+
+class JoinRoom(BaseModel):
+    """``POST /api/rooms/{code}/players`` body: the new player's name."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Any = None
+
+
+def set_player_cookie(response: Response, request: Request, code: str, token: str) -> None:
+    """Remember the player's token for this room in an HttpOnly, SameSite cookie."""
+    response.set_cookie(cookie_name(code), token, max_age=COOKIE_MAX_AGE, httponly=True, samesite="lax",
+                        secure=request.url.scheme == "https", path="/")
+
+
+@router.post("/rooms", status_code=201)
+async def create_room(body: CreateRoom, request: Request, response: Response, registry: RegistryDep,
+                      settings: SettingsDep) -> dict[str, Any]:
+    """Open a room; the creator is seated as host. → ``{code, url, seat, token}``."""
+    rules = rules_from_message(body.model_dump())
+    room, seat, token = await registry.create(body.name, rules)
+    set_player_cookie(response, request, room.code, token)
+    url = f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}"
+    return {"code": room.code, "url": url, "seat": seat, "token": token}
+
+
+@router.post("/rooms/{code}/players", status_code=201)
+async def join_room(code: str, body: JoinRoom, request: Request, response: Response,
+                    registry: RegistryDep) -> dict[str, Any]:
+    """Take a free seat. → ``{seat, token}``; 409 when full, started or the name is taken."""
+    room = registry.require(code)
+    seat, token = await room.join(body.name)
+    set_player_cookie(response, request, room.code, token)
+    return {"seat": seat, "token": token}
+
+
+@router.get("/rooms/{code}")
+async def room_state(code: str, registry: RegistryDep) -> dict[str, Any]:
+    """The room as a spectator sees it (no hand, ever)."""
+    room = registry.require(code)
+    view = room_view(room, None)
+    return {"version": view.version, "state": state_json(view)}

@@ -1,0 +1,77 @@
+"""View objects for the match history pages: standings per deal, a chart, a replay.
+
+Built from a stored record by replaying it through the engine
+(:func:`app.game.history.deal_by_deal`); templates get these objects only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.game.history import deal_by_deal
+from app.game.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class ChartLine:
+    """One player's totals over the deals, as SVG polyline points."""
+
+    seat: int
+    name: str
+    points: str
+
+
+@dataclass(frozen=True, slots=True)
+class MatchDetail:
+    """Everything the page of one finished match shows.
+
+    ``totals[d][s]`` is seat s's total after deal d+1 (``lives`` likewise);
+    ``replay`` is JSON-ready data for the replay script: per deal the dealer,
+    hands as dealt, tricks and the summary sentences.
+    """
+
+    summary: Any
+    rules_text: list[str]
+    totals: list[list[int]]
+    lives: list[list[int]]
+    chart: list[ChartLine]
+    chart_max: int
+    replay: dict[str, Any]
+
+
+CHART_WIDTH = 600
+CHART_HEIGHT = 200
+
+
+def match_detail(summary: Any, record: dict[str, Any]) -> MatchDetail:
+    """The detail view of a finished match from its stored summary and record."""
+    steps = deal_by_deal(record)
+    names = list(record["players"])
+    totals = [list(step.scores) for step in steps]
+    top = max([Rules.from_dict(record.get("rules", {})).threshold, *(max(row) for row in totals)] or [1])
+    width = CHART_WIDTH / max(1, len(steps))
+    chart = []
+    for seat, name in enumerate(names):
+        points = [(0.0, CHART_HEIGHT)] + [((index + 1) * width, CHART_HEIGHT - row[seat] * CHART_HEIGHT / top)
+                                          for index, row in enumerate(totals)]
+        chart.append(ChartLine(seat, name, " ".join(f"{x:.1f},{y:.1f}" for x, y in points)))
+    replay = {
+        "players": names,
+        "deals": [
+            {
+                "number": step.number,
+                "dealer": step.dealer,
+                "hands": [[card.code for card in hand] for hand in step.hands],
+                "tricks": [{"plays": [[seat, card.code] for seat, card in trick.plays], "winner": trick.winner}
+                           for trick in step.tricks],
+                "scores": list(step.scores),
+                "lives": list(step.lives),
+                "summary": step.summary.sentences(names) if step.summary else [],
+            }
+            for step in steps
+        ],
+    }
+    rules = Rules.from_dict(record.get("rules", {}))
+    return MatchDetail(summary=summary, rules_text=rules.describe(), totals=totals,
+                       lives=[list(step.lives) for step in steps], chart=chart, chart_max=top, replay=replay)

@@ -1,0 +1,84 @@
+"""The web application: routes, templates, and the shared objects of its lifespan.
+
+``app`` is what ``uvicorn app.main:app`` (and ``cucumber serve``) runs;
+tests build their own with :func:`create_app` and their own settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from app.api import health, history, matches, pages, rooms, sockets
+from app.rooms.persistence import RoomStore
+from app.rooms.registry import RoomRegistry
+from app.rooms.room import RoomError
+from app.settings import Settings
+from app.storage import Storage, StorageError
+
+log = logging.getLogger(__name__)
+STATIC = Path(__file__).parent / "static"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the application for ``settings`` (read from the environment when omitted).
+
+    At start-up it applies pending database migrations, rebuilds the rooms
+    that had a match in progress, and starts the idle-room sweeper.
+    """
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        storage = Storage(settings.database_url)
+        await asyncio.to_thread(storage.upgrade)
+        registry = RoomRegistry(settings, RoomStore(storage))
+        restored = await registry.restore()
+        if restored:
+            log.info("restored %d room(s) from storage", restored)
+        registry.start_sweeping()
+        app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
+        try:
+            yield
+        finally:
+            await registry.shutdown()
+            storage.close()
+
+    app = FastAPI(title="Cucumber", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
+                  openapi_url="/api/openapi.json")
+    app.state.settings = settings
+
+    @app.exception_handler(RoomError)
+    async def room_error(request: Request, error: RoomError) -> JSONResponse:
+        return JSONResponse({"error": error.code, "message": error.message}, status_code=error.status)
+
+    @app.exception_handler(StorageError)
+    async def storage_error(request: Request, error: StorageError) -> JSONResponse:
+        return JSONResponse({"error": "storage_unavailable", "message": "the database is not available"},
+                            status_code=503)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(f"{'.'.join(str(p) for p in item['loc'][1:]) or 'body'}: {item['msg']}"
+                             for item in error.errors())
+        return JSONResponse({"error": "bad_request", "message": problems or "bad request"}, status_code=422)
+
+    app.include_router(health.router)
+    app.include_router(rooms.router)
+    app.include_router(matches.router)
+    app.include_router(sockets.router)
+    app.include_router(pages.router)
+    app.include_router(history.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+app = create_app()

@@ -1,0 +1,41 @@
+"""HTML rendering with Jinja2: whole pages, and the live regions of the room page alone.
+
+Templates receive view objects only. A live region is a block whose name is
+its element's id; :func:`render_blocks` renders the named blocks of a page for
+a WebSocket update.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi.templating import Jinja2Templates
+from jinja2 import Template
+
+from app.game.cards import Card
+from app.game.rules import PRESET_SUMMARIES, PRESETS, Rules
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+HTMX_URL = "https://cdn.jsdelivr.net/npm/htmx.org@2.0.11/dist/htmx.min.js"
+HTMX_SRI = "sha384-2OatzQy1H+Zd/IIrjr1TcuDGqLXeHhbooAyJY1KdQMKnr4LZ22k31GBLdYKHmVjg"
+HTMX_WS_URL = "https://cdn.jsdelivr.net/npm/htmx-ext-ws@2.0.4/dist/ws.min.js"
+HTMX_WS_SRI = "sha384-1RwI/nvUSrMRuNj7hX1+27J8XDdCoSLf0EjEyF69nacuWyiJYoQ/j39RT1mSnd2G"
+
+templates = Jinja2Templates(directory=TEMPLATES)
+templates.env.globals.update(
+    htmx_url=HTMX_URL, htmx_sri=HTMX_SRI, htmx_ws_url=HTMX_WS_URL, htmx_ws_sri=HTMX_WS_SRI,
+    presets=PRESETS, preset_summaries=PRESET_SUMMARIES, default_rules=Rules(),
+)
+templates.env.filters["card"] = lambda card: Card.parse(card) if isinstance(card, str) else card
+
+
+def render_blocks(template_name: str, blocks: list[str], context: dict[str, Any]) -> str:
+    """Render only the named ``blocks`` of a template, concatenated, with ``context``."""
+    template: Template = templates.get_template(template_name)
+    rendered = []
+    for name in blocks:
+        block_context = template.new_context(context)
+        rendered.append("".join(template.blocks[name](block_context)))
+    return "".join(rendered)

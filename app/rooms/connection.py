@@ -1,0 +1,112 @@
+"""One live WebSocket connection of a room, with its bounded outbox.
+
+The room puts messages in the outbox without waiting; a sender task writes
+them to the socket. A client that stops reading fills its outbox and is
+dropped, so it can never hold up the room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+Render = Callable[[Any], Any]
+"""Turns a viewer's room view into a payload (shared by connections that render alike)."""
+Encode = Callable[[Any], str | None]
+"""Turns a payload into the text to send on one connection (``None``: nothing to send)."""
+RenderError = Callable[[str, str], str]
+"""Turns a refused action's ``(code, message)`` into the text to send."""
+
+
+class Connection:
+    """A viewer's connection: who they are, how they see the room, and their outbox.
+
+    ``seat`` is the viewer's seat or ``None`` for a spectator; ``token_hash``
+    identifies the player behind it (``None`` for a spectator). ``render``
+    turns a room view into a text frame (JSON for the protocol, HTML for the
+    page) and ``render_error`` a refused action; ``encode`` turns a rendered
+    payload into this connection's frame (e.g. only the regions that changed
+    for it). ``send`` writes one text frame to the socket; ``close`` closes
+    it with a WebSocket close code. ``kind`` names the rendering, so payloads
+    can be shared between connections that render alike.
+    """
+
+    def __init__(self, *, token_hash: str | None, render: Render, render_error: RenderError,
+                 send: Callable[[str], Awaitable[None]], close: Callable[[int], Awaitable[None]],
+                 queue_size: int, kind: str, encode: Encode | None = None) -> None:
+        self.token_hash = token_hash
+        self.render = render
+        self.render_error = render_error
+        self.encode: Encode = encode or (lambda payload: payload)
+        self.kind = kind
+        self._send = send
+        self._close = close
+        self._outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
+        self.dropped = False
+        self.overflowed = False
+
+    @property
+    def is_player(self) -> bool:
+        """Whether a seated player (not a spectator) is behind this connection."""
+        return self.token_hash is not None
+
+    def deliver(self, payload: Any) -> None:
+        """Encode a rendered state for this connection and queue it (if there is anything to send)."""
+        text = self.encode(payload)
+        if text is not None:
+            self.offer(text)
+
+    def offer(self, text: str) -> bool:
+        """Queue ``text`` for sending without waiting.
+
+        Returns ``False`` (and marks the connection dropped, to be closed by
+        its sender) when the outbox is full: the client stopped reading.
+        """
+        if self.dropped:
+            return False
+        try:
+            self._outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            self.dropped = self.overflowed = True
+            log.info("dropping a %s connection that stopped reading", self.kind)
+            self._wake()
+            return False
+        return True
+
+    def error(self, code: str, message: str) -> None:
+        """Queue a refused action's error for this connection only."""
+        self.offer(self.render_error(code, message))
+
+    def finish(self) -> None:
+        """Ask the sender to stop after what is queued (used when the socket is closing)."""
+        self.dropped = True
+        self._wake()
+
+    def _wake(self) -> None:
+        try:
+            self._outbox.put_nowait(None)
+        except asyncio.QueueFull:
+            # The sender will see ``dropped`` once it gets to run.
+            pass
+
+    async def run_sender(self) -> None:
+        """Write queued frames to the socket until the connection is dropped or fails."""
+        try:
+            while True:
+                text = await self._outbox.get()
+                if text is None or self.dropped:
+                    break
+                await self._send(text)
+        except Exception as error:  # a broken socket ends this connection only
+            log.debug("sender stopped: %r", error)
+        finally:
+            self.dropped = True
+            try:
+                # 1013 "try again later" invites the browser to reconnect and resync.
+                await self._close(1013 if self.overflowed else 1000)
+            except Exception as error:
+                log.debug("close failed: %r", error)

@@ -1,0 +1,131 @@
+"""The rooms alive in this server process, by code: the only mutable global state.
+
+It creates rooms with fresh codes, finds them, rebuilds those that had a
+match in progress when the server stopped, and forgets rooms nobody uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime
+
+from app.game import record as records
+from app.game.errors import GameError, InvalidRules
+from app.game.rules import Rules
+from app.rooms.names import new_room_code, normalise_code
+from app.rooms.persistence import RoomStore, StorageUnavailable
+from app.rooms.room import Room, RoomError, Seat, now
+from app.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class RoomRegistry:
+    """All live rooms of the process, keyed by their code.
+
+    Built once in the app's lifespan from the settings and the storage.
+    """
+
+    def __init__(self, settings: Settings, store: RoomStore) -> None:
+        self.settings = settings
+        self.store = store
+        self.rooms: dict[str, Room] = {}
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def _new_room(self, code: str, rules: Rules, created_at: datetime | None = None) -> Room:
+        return Room(code=code, rules=rules, store=self.store, deal_pause=self.settings.deal_pause_seconds,
+                    created_at=created_at)
+
+    async def create(self, name: object, rules: Rules) -> tuple[Room, int, str]:
+        """Open a room with ``rules`` and seat its creator as host.
+
+        Returns ``(room, seat, token)``. Raises :class:`RoomError` for a bad
+        name or when the room cannot be stored (nothing is kept then).
+        """
+        room = self._new_room(new_room_code(set(self.rooms)), rules)
+        self.rooms[room.code] = room
+        try:
+            seat, token = await room.join(name)
+        except RoomError:
+            del self.rooms[room.code]
+            raise
+        return room, seat, token
+
+    def get(self, code: str) -> Room | None:
+        """The live room with this code (any case), or ``None``."""
+        return self.rooms.get(normalise_code(code))
+
+    def require(self, code: str) -> Room:
+        """The live room with this code; :class:`RoomError` (404) when there is none."""
+        room = self.get(code)
+        if room is None:
+            raise RoomError("no_such_room", "there is no room with this code (it may have closed)", status=404)
+        return room
+
+    async def restore(self) -> int:
+        """Rebuild every room storage still has open, replaying its match in progress.
+
+        Returns how many rooms were restored. A room whose stored match does
+        not replay is restored without it (the match is marked abandoned).
+        """
+        snapshots = await asyncio.to_thread(self.store.storage.active_rooms)
+        for snap in snapshots:
+            try:
+                rules = Rules.from_dict(snap.rules)
+            except (InvalidRules, TypeError):
+                log.error("room %s: stored rules are not valid; skipped", snap.code)
+                continue
+            room = self._new_room(snap.code, rules, snap.created_at)
+            room.seats = [Seat(seat.name, seat.token_hash, seat.bot) for seat in sorted(snap.seats, key=lambda s: s.seat)]
+            if snap.host_seat is not None and snap.host_seat < len(room.seats):
+                room.host = room.seats[snap.host_seat].token_hash
+            if snap.match is not None:
+                try:
+                    room.match = records.replay(snap.match.record)
+                    room.match_id = snap.match.match_id
+                except GameError as error:
+                    log.error("room %s: match %s does not replay (%s); abandoned", snap.code,
+                              snap.match.match_id, error)
+                    with contextlib.suppress(StorageUnavailable):
+                        await self.store.abandon_match(match_id=snap.match.match_id, ended_at=now())
+            self.rooms[room.code] = room
+            room.restored()
+        return len(snapshots)
+
+    def start_sweeping(self) -> None:
+        """Start the background task that removes idle rooms."""
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
+
+    async def _sweep_forever(self) -> None:
+        interval = min(60.0, max(0.05, self.settings.room_idle_seconds / 4))
+        while True:
+            await asyncio.sleep(interval)
+            await self.sweep()
+
+    async def sweep(self) -> list[str]:
+        """Remove the rooms idle for ``room_idle_seconds``; returns their codes."""
+        removed = []
+        for code, room in list(self.rooms.items()):
+            if not room.is_idle(self.settings.room_idle_seconds):
+                continue
+            try:
+                if room.match is not None and not room.match.finished and room.match_id:
+                    await self.store.abandon_match(match_id=room.match_id, ended_at=now())
+                await self.store.close_room(code=code, closed_at=now())
+            except StorageUnavailable:
+                continue  # try again at the next sweep
+            room.close()
+            del self.rooms[code]
+            removed.append(code)
+        return removed
+
+    async def shutdown(self) -> None:
+        """Stop the sweeper and every room's timer (the rooms stay stored)."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        for room in self.rooms.values():
+            room.close()

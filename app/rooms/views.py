@@ -1,0 +1,209 @@
+"""What one viewer sees of a room: the engine's view plus seats, host and lobby.
+
+:func:`room_view` is the only way pages and messages learn about a room; it
+asks the engine for the viewer's :class:`~app.game.views.MatchView`, so a
+hand reaches nobody but its owner. :func:`state_json` is the JSON protocol's
+``state`` object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from app.game.cards import Card
+from app.game.rules import Rules, preset_name
+from app.game.standings import placings
+from app.game.summary import DealSummary
+from app.game.views import HandCard, MatchView, TrickCard, view_for
+
+if TYPE_CHECKING:
+    from app.rooms.room import Room
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """One seat as everyone sees it: who sits there and their public state."""
+
+    seat: int
+    name: str
+    bot: str | None
+    is_host: bool
+    is_you: bool
+    connected: bool
+    score: int
+    lives: int
+    eliminated: bool
+    is_dealer: bool
+    is_turn: bool
+    cards_left: int
+    played: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A line of the final standings: place (from 1), seat, name and total points."""
+
+    place: int
+    seat: int
+    name: str
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoomView:
+    """Everything one viewer may see of a room at one version.
+
+    ``you_seat`` is ``None`` for a spectator; ``hand`` is the viewer's own
+    hand (empty for spectators and outside deals). ``match`` is the engine's
+    view once a match exists. ``summary`` describes the last finished deal.
+    """
+
+    code: str
+    version: int
+    phase: str
+    rules: Rules
+    preset: str | None
+    seats: tuple[SeatInfo, ...]
+    spectators: int
+    host_seat: int | None
+    you_seat: int | None
+    you_are_host: bool
+    hand: tuple[HandCard, ...]
+    match: MatchView | None
+    summary: DealSummary | None
+    match_id: str | None
+    standings: tuple[Standing, ...]
+
+    @property
+    def rules_text(self) -> list[str]:
+        """The rules in plain words."""
+        return self.rules.describe()
+
+    @property
+    def summary_text(self) -> list[str]:
+        """The last deal's summary in plain words (empty when there is none)."""
+        if self.summary is None:
+            return []
+        return self.summary.sentences([seat.name for seat in self.seats])
+
+    @property
+    def turn(self) -> int | None:
+        """The seat to play, or ``None``."""
+        return self.match.turn if self.match is not None and self.phase == "playing" else None
+
+    @property
+    def your_turn(self) -> bool:
+        """Whether the viewer is the seat to play."""
+        return self.you_seat is not None and self.turn == self.you_seat
+
+    @property
+    def can_start(self) -> bool:
+        """Whether the viewer may start a match now (host, 2–7 seated, no match running)."""
+        return self.you_are_host and self.phase != "playing" and 2 <= len(self.seats) <= 7
+
+
+def room_view(room: Room, seat: int | None) -> RoomView:
+    """The view of ``room`` for the player in ``seat`` (``None``: a spectator)."""
+    match = room.match
+    engine_view = view_for(match, seat) if match is not None else None
+    connected = room.connected_seats()
+    host_seat = room.seat_of(room.host)
+    seats = []
+    for index, seat_state in enumerate(room.seats):
+        public = engine_view.seats[index] if engine_view is not None and index < len(engine_view.seats) else None
+        seats.append(SeatInfo(
+            seat=index,
+            name=seat_state.name,
+            bot=seat_state.bot,
+            is_host=index == host_seat,
+            is_you=index == seat,
+            connected=seat_state.is_bot or index in connected,
+            score=public.score if public else 0,
+            lives=public.lives if public else room.rules.lives,
+            eliminated=public.eliminated if public else False,
+            is_dealer=public.is_dealer if public else False,
+            is_turn=public.is_turn if public else False,
+            cards_left=public.cards_left if public else 0,
+            played=public.played if public else (),
+        ))
+    standings: tuple[Standing, ...] = ()
+    if match is not None and match.finished:
+        places = placings(match)
+        standings = tuple(sorted(
+            (Standing(places[s], s, match.players[s], match.scores[s]) for s in range(match.seat_count)),
+            key=lambda line: (line.place, line.seat)))
+    rules = match.rules if match is not None and room.phase == "playing" else room.rules
+    return RoomView(
+        code=room.code,
+        version=room.version,
+        phase=room.phase,
+        rules=rules,
+        preset=preset_name(rules),
+        seats=tuple(seats),
+        spectators=room.spectator_count(),
+        host_seat=host_seat,
+        you_seat=seat,
+        you_are_host=seat is not None and seat == host_seat,
+        hand=engine_view.you.cards if engine_view is not None and engine_view.you is not None else (),
+        match=engine_view,
+        summary=room.last_summary,
+        match_id=room.match_id if match is not None and match.finished else None,
+        standings=standings,
+    )
+
+
+def _trick_json(trick: tuple[TrickCard, ...]) -> list[dict[str, Any]]:
+    return [{"seat": play.seat, "card": play.card.code} for play in trick]
+
+
+def state_json(view: RoomView) -> dict[str, Any]:
+    """The JSON protocol's ``state`` object for a view (see docs/protocol.md)."""
+    match = view.match
+    summary = view.summary
+    return {
+        "code": view.code,
+        "phase": view.phase,
+        "rules": view.rules.to_dict(),
+        "rules_text": view.rules_text,
+        "preset": view.preset,
+        "host": view.host_seat,
+        "spectators": view.spectators,
+        "seats": [
+            {"seat": seat.seat, "name": seat.name, "bot": seat.bot, "connected": seat.connected,
+             "score": seat.score, "lives": seat.lives, "eliminated": seat.eliminated,
+             "dealer": seat.is_dealer, "turn": seat.is_turn, "cards_left": seat.cards_left,
+             "played": [card.code for card in seat.played]}
+            for seat in view.seats
+        ],
+        "deal": match.deal_number if match else 0,
+        "trick_number": match.trick_number if match else 0,
+        "tricks_per_deal": view.rules.hand_size,
+        "dealer": match.dealer if match else None,
+        "turn": view.turn,
+        "leader": match.leader if match else None,
+        "trick": _trick_json(match.trick) if match else [],
+        "previous_trick": _trick_json(match.previous_trick) if match else [],
+        "last_deal": None if summary is None else {
+            "deal": summary.deal,
+            "trick_winner": summary.trick_winner,
+            "card": summary.card.code,
+            "penalties": [{"seat": s, "points": p, "card": c.code, "total": t} for s, p, c, t in summary.penalties],
+            "lives_lost": [{"seat": s, "lives": left, "total": t} for s, left, t in summary.lives_lost],
+            "eliminated": [{"seat": s, "total": t} for s, t in summary.eliminated],
+            "reinstated": [{"seat": s, "total": t} for s, t in summary.reinstated],
+            "winners": list(summary.winners),
+            "text": view.summary_text,
+        },
+        "winners": list(match.winners) if match else [],
+        "match_id": view.match_id,
+        "standings": [{"place": line.place, "seat": line.seat, "name": line.name, "score": line.score}
+                      for line in view.standings],
+        "you": None if view.you_seat is None else {
+            "seat": view.you_seat,
+            "host": view.you_are_host,
+            "hand": [held.card.code for held in view.hand],
+            "legal": [held.card.code for held in view.hand if held.legal],
+            "reasons": {held.card.code: held.reason for held in view.hand if not held.legal},
+        },
+    }

@@ -1,0 +1,94 @@
+// Steps through a finished match deal by deal and trick by trick. The data is
+// prepared by the server from the record; this script only displays it.
+(function () {
+  "use strict";
+  var root = document.querySelector("[data-replay]");
+  if (!root) return;
+  var data = JSON.parse(document.getElementById("replay-data").textContent);
+  var SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+  var deal = 0, trick = 0; // trick: how many tricks of the deal are shown as played (0 = hands as dealt)
+
+  function cardHtml(code, played) {
+    var rank = code[0] === "T" ? "10" : code[0];
+    var red = code[1] === "D" || code[1] === "H";
+    var span = document.createElement("span");
+    span.className = "card small" + (red ? " red" : "") + (played ? " gone" : "");
+    span.textContent = rank + SUITS[code[1]];
+    return span;
+  }
+
+  function render() {
+    var d = data.deals[deal];
+    if (!d) { root.querySelector(".replay-position").textContent = "No deals."; return; }
+    var shown = {};
+    for (var t = 0; t < trick; t++) d.tricks[t].plays.forEach(function (p) { shown[p[1]] = true; });
+    root.querySelector(".replay-position").textContent =
+      "Deal " + d.number + " of " + data.deals.length + " · dealer " + data.players[d.dealer] +
+      " · " + (trick === 0 ? "hands as dealt" : "after trick " + trick + " of " + d.tricks.length);
+    var hands = root.querySelector(".replay-hands");
+    hands.textContent = "";
+    d.hands.forEach(function (hand, seat) {
+      if (!hand.length) return;
+      var row = document.createElement("div");
+      row.className = "replay-hand";
+      var name = document.createElement("span");
+      name.className = "name";
+      name.textContent = data.players[seat] + (seat === d.dealer ? " (dealer)" : "");
+      row.appendChild(name);
+      hand.forEach(function (code) { row.appendChild(cardHtml(code, !!shown[code])); });
+      hands.appendChild(row);
+    });
+    var box = root.querySelector(".replay-trick");
+    box.textContent = "";
+    if (trick > 0) {
+      var current = d.tricks[trick - 1];
+      var title = document.createElement("p");
+      title.textContent = "Trick " + trick + ": won by " + (current.winner >= 0 ? data.players[current.winner] : "—");
+      box.appendChild(title);
+      current.plays.forEach(function (p) {
+        var item = document.createElement("span");
+        item.className = "replay-play";
+        item.appendChild(cardHtml(p[1], false));
+        item.appendChild(document.createTextNode(" " + data.players[p[0]]));
+        box.appendChild(item);
+      });
+    }
+    var summary = root.querySelector(".replay-summary");
+    summary.textContent = "";
+    if (trick === d.tricks.length) {
+      d.summary.forEach(function (line) {
+        var li = document.createElement("li");
+        li.textContent = line;
+        summary.appendChild(li);
+      });
+    }
+  }
+
+  function step(kind) {
+    var d = data.deals[deal];
+    if (!d) return;
+    if (kind === "next-trick") {
+      if (trick < d.tricks.length) trick++;
+      else if (deal < data.deals.length - 1) { deal++; trick = 0; }
+    } else if (kind === "prev-trick") {
+      if (trick > 0) trick--;
+      else if (deal > 0) { deal--; trick = data.deals[deal].tricks.length; }
+    } else if (kind === "next-deal") { deal = Math.min(deal + 1, data.deals.length - 1); trick = 0; }
+    else if (kind === "prev-deal") { deal = Math.max(deal - 1, 0); trick = 0; }
+    else if (kind === "first-deal") { deal = 0; trick = 0; }
+    else if (kind === "last-deal") { deal = data.deals.length - 1; trick = 0; }
+    render();
+  }
+
+  root.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-step]");
+    if (button) step(button.dataset.step);
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.target.closest("input, select, textarea")) return;
+    var keys = { ArrowRight: "next-trick", ArrowLeft: "prev-trick", PageDown: "next-deal",
+                 PageUp: "prev-deal", Home: "first-deal", End: "last-deal" };
+    if (keys[event.key]) { event.preventDefault(); step(keys[event.key]); }
+  });
+  render();
+})();
