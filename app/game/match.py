@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 from app.game.cards import DECK, RANK_BITS, Card, cards_of, lowest_rank_of
@@ -36,7 +37,7 @@ from app.game.events import (
     PlayerReinstated,
     TrickWon,
 )
-from app.game.rules import Rules
+from app.game.rules import ELIMINATION, Rules
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 7
@@ -220,24 +221,34 @@ def new_match(players: Sequence[str], rules: Rules | None = None) -> Match:
 def deal_cards(match: Match, rng: random.Random) -> tuple[Match, list[Event]]:
     """Shuffle a full pack with ``rng`` and deal the next deal (RULES.md §2.2).
 
-    Before the first deal the dealer is drawn by lot with ``rng`` (§2.1);
-    later the deal passes to the next active player on the left (§2.9).
-    Cards go one at a time, clockwise from the dealer's left. Raises
-    :class:`MatchOver` or :class:`DealInProgress` when no deal is due.
+    Before the first deal the dealer is drawn by lot among the players in
+    the match with ``rng`` (§2.1); later the deal passes to the next active
+    player on the left (§2.9). Cards go one at a time, clockwise from the
+    dealer's left. Raises :class:`MatchOver` or :class:`DealInProgress` when
+    no deal is due.
     """
     _check_deal_due(match)
-    dealer = match.next_dealer()
-    if dealer is None:
-        dealer = rng.randrange(match.seat_count)
-    order, next_seat = _seating(tuple(map(bool, match.lives)), dealer)
-    needed = match.rules.hand_size * len(order)
-    # Sorting by random keys shuffles uniformly; one card at a time clockwise
-    # from the dealer's left gives order[i] every len(order)-th card from i.
+    if match.dealer is not None and match.deal is not None:
+        dealer, order, next_seat = _next_deal_seating(match.lives, match.dealer)
+    else:
+        dealer = match.dealer
+        if dealer is None:
+            # Everyone is still in before the first deal of a match from new_match,
+            # and then this draws exactly as rng.randrange(seat_count) would.
+            dealer = rng.choice(match.active_seats())
+        order, next_seat = _seating(tuple(map(bool, match.lives)), dealer)
+    count = len(order)
+    needed = match.rules.hand_size * count
+    # Sorting by random keys shuffles uniformly. The pack is sorted as the
+    # cards' bits (in card order, so the same keys give the same deal as
+    # sorting the cards would), which makes each hand a plain sum. One card
+    # at a time clockwise from the dealer's left gives order[i] every
+    # count-th card from i.
     rand = rng.random
-    deck = sorted(DECK, key=lambda _: rand())
+    deck = sorted(_BITS, key=lambda _: rand())
     hands = [0] * match.seat_count
     for index, seat in enumerate(order):
-        hands[seat] = sum(map(_BITS.__getitem__, deck[index:needed:len(order)]))
+        hands[seat] = sum(deck[index:needed:count])
     return _start_deal(match, dealer, order, next_seat, tuple(hands))
 
 
@@ -337,7 +348,17 @@ def play_out_deal(match: Match, choose: Chooser | None = None, *,
         raise DealNotStarted("no deal is being played")
     if choose is None and rng is None:
         raise ValueError("play_out_deal needs a chooser or a random generator")
-    deal, events = _play_cards(match.rules, deal, -1, choose, rng.random if choose is None else None)
+    if choose is not None:
+        deal, events = _play_cards(match.rules, deal, -1, choose)
+        return _end_deal(match, deal, events)
+    events: list[Event] = []
+    if deal.winning is not None:
+        # A trick is under way: finish it card by card; whole tricks go faster below.
+        width = len(deal.order)
+        deal, events = _play_cards(match.rules, deal, width - len(deal.plays) % width, None, rng.random)
+    if deal.turn is not None:
+        deal, won = _play_random_tricks(match.rules, deal, rng.random)
+        events += won
     return _end_deal(match, deal, events)
 
 
@@ -435,6 +456,18 @@ def _seating(active: tuple[bool, ...], dealer: int) -> tuple[tuple[int, ...], tu
     return order, tuple(next_seat)
 
 
+@functools.lru_cache(maxsize=4096)
+def _next_deal_seating(lives: tuple[int, ...], previous: int) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """The next dealer after ``previous`` (§2.9) and that deal's ``(order, next_seat)``.
+
+    Keyed by the lives themselves, which saves turning them into the active
+    seats before every deal; bounded, as lives take many more values.
+    """
+    active = tuple(map(bool, lives))
+    dealer = _seating(active, previous)[0][0]
+    return (dealer, *_seating(active, dealer))
+
+
 def _start_deal(match: Match, dealer: int, order: tuple[int, ...], next_seat: tuple[int, ...],
                 hands: tuple[int, ...]) -> tuple[Match, list[Event]]:
     leader = order[0]
@@ -505,6 +538,106 @@ def _play_cards(rules: Rules, deal: Deal, limit: int, choose: Chooser | None,
                        tuple(leaders), seat, winner, None if winning < 0 else DECK[winning], forced)), won
 
 
+def _play_random_tricks(rules: Rules, deal: Deal, rand: Callable[[], float]) -> tuple[Deal, list[Event]]:
+    """Play the remaining tricks of ``deal``, every card uniformly random among the legal ones.
+
+    ``deal`` must be in progress with its current trick still empty. Picks
+    exactly as :func:`_play_cards` does with ``choose=None`` (the same calls
+    to ``rand()``, the same card for each value), so both paths give the
+    same deal for the same generator. Returns the complete deal and the
+    tricks won (§2.3–2.5, §3 ``follow`` and ``ace_lead``).
+
+    The hot path of simulations and benchmarks, faster than the general loop
+    because it goes trick by trick over a cached tuple of the followers of
+    each leader (no per-card "whose turn, is the trick over" bookkeeping),
+    picks the lead from the whole hand (its size is known), plays the last
+    trick without choosing (everyone holds one card), keeps hands as bits
+    and turns card numbers into :class:`Card` once, at the end.
+    """
+    dealer, dealt, order, next_seat, hands, plays, leaders, leader, _, _, _ = deal
+    hands, leaders = list(hands), list(leaders)
+    hand_size = rules.hand_size
+    must_match = rules.follow == "must_match"
+    # The first trick (from 0) in which a led ace forces every follower's lowest card.
+    forcing_from = {"forces_lowest": 0, "forces_lowest_last_trick": hand_size - 1}.get(rules.ace_lead, hand_size)
+    followers_of = _followers(order)
+    # Tables and builtins as locals: the loop below runs for every card of every simulation.
+    low_of, at_least, to_int = _RANK_OF_BIT_LENGTH, _AT_LEAST, int
+    played: list[int] = []  # plain card numbers, turned into cards once at the end
+    add = played.append
+    won: list[Event] = []
+    for trick in range(len(leaders) - 1, hand_size - 1):
+        hand = hands[leader]
+        # The leader may play any card; every hand holds hand_size - trick (>= 2)
+        # cards now. Drop a random number of the lowest, as the general loop does.
+        bit = hand
+        skip = to_int(rand() * (hand_size - trick))
+        while skip:
+            bit &= bit - 1
+            skip -= 1
+        bit &= -bit
+        hands[leader] = hand ^ bit
+        winning = bit.bit_length() - 1
+        add(winning)
+        winner = leader
+        bar = 0 if winning >= _ACES and trick >= forcing_from else at_least[winning]
+        for seat in followers_of[leader]:
+            hand = hands[seat]
+            # The legal cards (_legal, inlined): reaching the bar, or the lowest rank.
+            if must_match:
+                legal = hand & bar or hand & low_of[(hand & -hand).bit_length()]
+            else:
+                legal = hand & (bar | low_of[(hand & -hand).bit_length()])
+            if legal & (legal - 1):
+                skip = to_int(rand() * legal.bit_count())
+                while skip:
+                    legal &= legal - 1
+                    skip -= 1
+            bit = legal & -legal
+            hands[seat] = hand ^ bit
+            card = bit.bit_length() - 1
+            add(card)
+            if bar & bit:  # at least the highest so far: the later card wins ties (§2.5)
+                winner = seat
+                winning = card
+                bar = at_least[card]
+        won.append(_new(TrickWon, (winner, DECK[winning], trick)))
+        leaders.append(winner)
+        leader = winner
+    # The last trick: everyone holds one card, which is legal, so no choice is drawn.
+    bit = hands[leader]
+    winning = bit.bit_length() - 1
+    add(winning)
+    winner = leader
+    forced = winning >= _ACES and hand_size - 1 >= forcing_from
+    bar = 0 if forced else at_least[winning]
+    for seat in followers_of[leader]:
+        bit = hands[seat]
+        if bar & bit:
+            winner = seat
+            winning = bit.bit_length() - 1
+            bar = at_least[winning]
+        add(bit.bit_length() - 1)
+    won.append(_new(TrickWon, (winner, DECK[winning], hand_size - 1)))
+    # Whole tricks were played, so there are at least two cards and the getter returns a tuple.
+    plays += itemgetter(*played)(DECK)
+    return _new(Deal, (dealer, dealt, order, next_seat, (0,) * len(hands), plays, tuple(leaders), None, winner,
+                       DECK[winning], forced)), won
+
+
+@functools.cache
+def _followers(order: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """For each seat of ``order``, the seats after it in a trick it leads, clockwise.
+
+    Indexed by seat (an empty tuple for a seat not in the deal). Cached:
+    there are few distinct orders.
+    """
+    result = [()] * (max(order) + 1)
+    for index, seat in enumerate(order):
+        result[seat] = order[index + 1:] + order[:index]
+    return tuple(result)
+
+
 _ACES = 48  # the first ace's card number: (14 - 2) * 4
 _BITS = tuple(1 << card for card in range(52))
 
@@ -533,45 +666,70 @@ def last_trick_payers(rules: Rules, deal: Deal) -> tuple[tuple[int, ...], int, C
 
 
 def _end_deal(match: Match, deal: Deal, events: list[Event]) -> tuple[Match, list[Event]]:
-    """Score the last trick, apply lives and eliminations, and maybe end the match (§2.7–2.10)."""
+    """Score the last trick, apply lives and eliminations, and maybe end the match (§2.7–2.10).
+
+    ``deal`` is the complete current deal; the events of scoring are added to
+    ``events``, which is returned with the new match.
+    """
     rules = match.rules
-    before = match.scores
-    scores = list(before)
-    lives = list(match.lives)
+    scores = list(match.scores)
     payers, points, card = last_trick_payers(rules, deal)
+    crossed = []
     for seat in payers:
-        scores[seat] += points
-        events.append(_new(PenaltyScored, (seat, points, card, scores[seat])))
+        total = scores[seat] = scores[seat] + points
+        events.append(_new(PenaltyScored, (seat, points, card, total)))
+        if total >= rules.threshold:
+            crossed.append(seat)
+    lives = match.lives
+    if crossed:
+        lives = _cross_threshold(rules, deal, match.scores, scores, list(lives), crossed, events)
+    deals = len(match.history) + 1
+    events.append(_new(DealEnded, (deals - 1,)))
+    winners: tuple[int, ...] = ()
+    last_deal = rules.match_length != ELIMINATION and deals >= rules.match_length
+    # Lives change only when someone crosses the threshold: otherwise at least
+    # two players are still in, and only a fixed length can end the match.
+    if crossed or last_deal:
+        active = [seat for seat, left in enumerate(lives) if left > 0]
+        if len(active) == 1:
+            winners = (active[0],)
+        elif last_deal:
+            best = min(scores[seat] for seat in active)
+            winners = tuple(seat for seat in active if scores[seat] == best)
+        if winners:
+            events.append(MatchWon(winners))
+    new = _new(Match, (rules, match.players, tuple(scores), lives, match.dealer, match.history + (deal,), deal,
+                       winners, bool(winners)))
+    return new, events
+
+
+def _cross_threshold(rules: Rules, deal: Deal, before: tuple[int, ...], scores: list[int], lives: list[int],
+                     crossed: list[int], events: list[Event]) -> tuple[int, ...]:
+    """Apply §2.8 and the settled cases of §3 to the seats that crossed the threshold.
+
+    ``before`` holds the totals at the start of the deal, ``scores`` and
+    ``lives`` (updated in place) the state after the penalty, ``crossed``
+    the seats now at or above the threshold, in play order. Returns the new
+    lives; adds the events of lives lost, eliminations and reinstatements.
+    """
     others_at_start = len(deal.order) - 1
     eliminated_now = []
-    for seat in payers:
-        if scores[seat] < rules.threshold:
-            continue
+    for seat in crossed:
         if lives[seat] > 1 and others_at_start >= rules.second_life_min_opponents:
             lives[seat] -= 1
-            scores[seat] = max(before[other] for other in deal.order if other != seat)
-            events.append(LifeLost(seat, lives[seat], scores[seat]))
+            # The highest total before this deal's penalties among the others
+            # in the deal: always below the threshold, even when several cross.
+            scores[seat] = max(map(before.__getitem__, _followers(deal.order)[seat]))
+            events.append(_new(LifeLost, (seat, lives[seat], scores[seat])))
         else:
             lives[seat] = 0
             eliminated_now.append(seat)
             events.append(PlayerEliminated(seat, scores[seat]))
     if not any(lives):
+        # Nobody would be left: the lowest of those just eliminated stay in, with one life.
         lowest = min(scores[seat] for seat in eliminated_now)
         for seat in eliminated_now:
             if scores[seat] == lowest:
                 lives[seat] = 1
                 events.append(PlayerReinstated(seat, scores[seat]))
-    history = match.history + (deal,)
-    events.append(_new(DealEnded, (len(match.history),)))
-    active = [seat for seat, left in enumerate(lives) if left > 0]
-    winners: tuple[int, ...] = ()
-    if len(active) == 1:
-        winners = (active[0],)
-    elif rules.is_fixed_length and len(history) >= rules.match_length:
-        best = min(scores[seat] for seat in active)
-        winners = tuple(seat for seat in active if scores[seat] == best)
-    if winners:
-        events.append(MatchWon(winners))
-    new = _new(Match, (rules, match.players, tuple(scores), tuple(lives), match.dealer, history, deal,
-                       winners, bool(winners)))
-    return new, events
+    return tuple(lives)

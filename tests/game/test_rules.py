@@ -1,0 +1,135 @@
+"""The rules object: defaults, every option of RULES.md §3, validation and presets."""
+
+import pytest
+
+from app.game import PRESETS, InvalidRules, Rules, preset
+from app.game.rules import ACE_LEAD, FOLLOW, LAST_TRICK_TIE, PENALTY_TO, preset_name
+
+DEFAULTS = {
+    "hand_size": 7, "follow": "match_or_lowest", "ace_lead": "ordinary", "last_trick_tie": "last_played",
+    "threshold": 21, "lives": 2, "second_life_min_opponents": 1, "penalty_to": "highest",
+    "match_length": "elimination",
+}
+
+VALID = [
+    *(("hand_size", size) for size in range(3, 8)),
+    *(("follow", value) for value in FOLLOW),
+    *(("ace_lead", value) for value in ACE_LEAD),
+    *(("last_trick_tie", value) for value in LAST_TRICK_TIE),
+    ("threshold", 10), ("threshold", 21), ("threshold", 30), ("threshold", 100),
+    ("lives", 1), ("lives", 2), ("lives", 3),
+    ("second_life_min_opponents", 1), ("second_life_min_opponents", 3), ("second_life_min_opponents", 6),
+    *(("penalty_to", value) for value in PENALTY_TO),
+    ("match_length", "elimination"), ("match_length", 1), ("match_length", 50),
+]
+
+INVALID = [
+    ("hand_size", 2), ("hand_size", 8), ("hand_size", "7"), ("hand_size", 7.0), ("hand_size", True),
+    ("hand_size", None),
+    ("follow", "any"), ("follow", ""), ("follow", 1), ("follow", None),
+    ("ace_lead", "forces_highest"), ("ace_lead", True),
+    ("last_trick_tie", "first_played"), ("last_trick_tie", 0),
+    ("threshold", 9), ("threshold", 101), ("threshold", 21.5), ("threshold", "21"), ("threshold", False),
+    ("lives", 0), ("lives", 4), ("lives", True), ("lives", 2.0),
+    ("second_life_min_opponents", 0), ("second_life_min_opponents", 7), ("second_life_min_opponents", True),
+    ("penalty_to", "middle"), ("penalty_to", ["highest"]),
+    ("match_length", 0), ("match_length", 51), ("match_length", "forever"), ("match_length", True),
+    ("match_length", 5.0), ("match_length", None),
+]
+
+
+def test_the_defaults_are_the_house_rules():
+    assert Rules().to_dict() == DEFAULTS
+    assert not Rules().is_fixed_length
+
+
+@pytest.mark.parametrize(("option", "value"), VALID)
+def test_every_value_of_every_option_is_accepted(option, value):
+    rules = Rules.from_dict({option: value})
+    assert getattr(rules, option) == value
+    assert Rules.from_dict(rules.to_dict()) == rules
+    others = {name: default for name, default in DEFAULTS.items() if name != option}
+    assert {name: rules.to_dict()[name] for name in others} == others
+
+
+@pytest.mark.parametrize(("option", "value"), INVALID)
+def test_a_bad_value_names_its_option(option, value):
+    with pytest.raises(InvalidRules) as caught:
+        Rules.from_dict({option: value})
+    assert caught.value.option == option
+    assert caught.value.code == "invalid_rules"
+    assert option in caught.value.message
+    with pytest.raises(InvalidRules):
+        Rules(**{option: value})
+
+
+def test_an_unknown_option_is_named():
+    with pytest.raises(InvalidRules) as caught:
+        Rules.from_dict({"threshold": 30, "jokers": 2})
+    assert caught.value.option == "jokers"
+
+
+@pytest.mark.parametrize("options", [[("threshold", 30)], "threshold=30", 30])
+def test_rules_that_are_not_a_mapping_are_refused_as_a_whole(options):
+    with pytest.raises(InvalidRules) as caught:
+        Rules.from_dict(options)
+    assert caught.value.option is None
+
+
+def test_omitted_options_take_their_default():
+    assert Rules.from_dict({}) == Rules()
+    assert Rules.from_dict(None) == Rules()
+    rules = Rules.from_dict({"threshold": 30, "lives": 1})
+    assert (rules.threshold, rules.lives, rules.hand_size) == (30, 1, 7)
+
+
+def test_changed_validates_and_leaves_the_original_alone():
+    rules = Rules()
+    assert rules.changed(match_length=5).match_length == 5
+    assert rules.match_length == "elimination"
+    with pytest.raises(InvalidRules) as caught:
+        rules.changed(lives=9)
+    assert caught.value.option == "lives"
+
+
+def test_rules_are_immutable():
+    with pytest.raises(AttributeError):
+        Rules().threshold = 30  # type: ignore[misc]
+
+
+def test_fixed_length():
+    assert Rules(match_length=3).is_fixed_length
+    assert not Rules(match_length="elimination").is_fixed_length
+
+
+def test_presets():
+    assert preset("agurk") == Rules()
+    gurka = preset("gurka")
+    assert (gurka.threshold, gurka.lives, gurka.follow, gurka.ace_lead) == (30, 1, "must_match", "forces_lowest")
+    parlett = preset("parlett")
+    assert parlett.second_life_min_opponents == 3
+    assert parlett.last_trick_tie == "all_tied"
+    assert preset("quick").hand_size == 3
+    for name, rules in PRESETS.items():
+        assert preset_name(rules) == name
+    assert preset_name(Rules(threshold=44)) is None
+
+
+@pytest.mark.parametrize("name", ["", "Agurk", "poker", None])
+def test_an_unknown_preset_is_refused(name):
+    with pytest.raises(InvalidRules) as caught:
+        preset(name)
+    assert caught.value.option == "preset"
+
+
+def test_describe_follows_the_options():
+    default = " ".join(Rules().describe())
+    assert "21" in default and "2 lives" in default and "lowest card" in default
+    assert "last player left" in default.lower()
+    custom = " ".join(Rules(lives=1, threshold=30, match_length=5, follow="must_match",
+                            ace_lead="forces_lowest").describe())
+    assert "30" in custom and "1 life" in custom and "5 deals" in custom
+    assert "must play" in custom or "if you can" in custom
+    assert "ace" in custom
+    assert " ".join(Rules(penalty_to="lowest").describe()).lower().count("inverse") == 1
+    assert "3 others" in " ".join(Rules(second_life_min_opponents=3).describe())
