@@ -58,7 +58,8 @@ def verify_files(paths: Sequence[str], out: TextIO, err: TextIO, stdin: TextIO) 
 
 
 def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8") as file:
+    # utf-8-sig: a byte-order mark some editors write is not part of the JSON.
+    with open(path, encoding="utf-8-sig") as file:
         return file.read()
 
 
@@ -127,10 +128,36 @@ def _print_simulation(summary: dict[str, Any], out: TextIO) -> None:
     print(f"time: {summary['seconds']} s", file=out)
 
 
+def serve(host: str | None, port: int | None) -> int:
+    """Run the server with uvicorn until interrupted; ``None`` takes the setting.
+
+    One worker: rooms live in this process's memory. WebSocket frames over
+    64 KiB are refused by the protocol layer; smaller oversized messages get
+    the protocol's ``too_large`` error.
+    """
+    import uvicorn
+
+    from app.main import create_app
+    from app.settings import Settings
+
+    settings = Settings()
+    if host is not None:
+        settings.host = host
+    if port is not None:
+        settings.port = port
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1,
+                log_level=settings.log_level, proxy_headers=True, ws_max_size=64 * 1024)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cucumber`` command and its subcommands."""
     parser = argparse.ArgumentParser(prog="cucumber", description="Cucumber (Agurk), the card game, online.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    server = commands.add_parser("serve", help="run the web server (one process, one worker)")
+    server.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1, or CUCUMBER_HOST)")
+    server.add_argument("--port", type=int, default=None, help="port (default 8000, or CUCUMBER_PORT)")
 
     verify = commands.add_parser("verify", help="check match records; one JSON line per record")
     verify.add_argument("paths", nargs="+", metavar="PATH", help="record files (JSON); - reads standard input")
@@ -148,6 +175,28 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--matches", type=int, default=2000, help="matches per round (default 2000)")
     bench.add_argument("--rounds", type=int, default=3, help="rounds; the fastest counts (default 3)")
     bench.add_argument("--seed", type=int, default=1)
+
+    arena = commands.add_parser("arena", help="play matches between bots and compare their strengths")
+    arena.add_argument("--seats", default="hard,normal,normal,normal",
+                       help="bot strength per seat, comma-separated: easy, normal or hard "
+                            "(default hard,normal,normal,normal); seats rotate between matches")
+    arena.add_argument("--matches", type=int, default=100, help="number of matches (default 100)")
+    arena.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    arena.add_argument("--rules", default="agurk",
+                       help=f"a preset ({', '.join(PRESETS)}) or a JSON object of options (default agurk)")
+    arena.add_argument("--budget", type=float, default=None,
+                       help="seconds of thought per hard decision (default 0.15)")
+    arena.add_argument("--worlds", type=int, default=None, help="at most this many sampled worlds per hard decision")
+    arena.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+
+    db = commands.add_parser("db", help="manage the database")
+    db_actions = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+    db_upgrade = db_actions.add_parser("upgrade", help="apply the pending migrations")
+    db_upgrade.add_argument("--database-url", help="SQLAlchemy URL (default: DATABASE_URL or the settings)")
+
+    imports = commands.add_parser("import", help="check a match record and store it as a finished match")
+    imports.add_argument("path", metavar="FILE", help="record file (JSON); - reads standard input")
+    imports.add_argument("--database-url", help="SQLAlchemy URL (default: DATABASE_URL or the settings)")
     return parser
 
 
@@ -155,6 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``cucumber`` command with ``argv`` (default: the process arguments); return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "serve":
+        return serve(host=args.host, port=args.port)
     if args.command == "verify":
         return verify_files(args.paths, sys.stdout, sys.stderr, sys.stdin)
     if args.command == "simulate":
@@ -177,5 +228,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--matches and --rounds must be at least 1")
         engine.main(matches=args.matches, seed=args.seed, rounds=args.rounds)
         return 0
+    if args.command == "arena":
+        from app.bots.arena import arena_command
+
+        try:
+            rules = rules_from_text(args.rules)
+        except InvalidRules as error:
+            parser.error(str(error))
+        return arena_command(args, rules, sys.stdout, sys.stderr, parser.error)
+    if args.command in ("db", "import"):
+        from app.settings import Settings
+        from app.storage.commands import db_upgrade, import_file
+
+        database_url = args.database_url or Settings().database_url
+        if args.command == "db":
+            return db_upgrade(database_url=database_url, out=sys.stdout, err=sys.stderr)
+        return import_file(args.path, database_url=database_url, out=sys.stdout, err=sys.stderr, stdin=sys.stdin)
     parser.error(f"unknown command {args.command}")
     return 2

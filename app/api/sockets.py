@@ -72,7 +72,7 @@ async def protocol_socket(websocket: WebSocket, code: str, registry: RegistryDep
     token_hash = None
     if token is not None:
         token_hash = hash_token(token) if isinstance(token, str) else None
-        if room.seat_of(token_hash) is None:
+        if not room.knows(token_hash):
             await _refuse(websocket, "unknown_token", "this token has no seat in this room", CLOSE_BAD_TOKEN)
             return
     await serve(websocket, room, settings, token_hash, json_state, json_error, kind="json")
@@ -90,7 +90,7 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
     conn = Connection(token_hash=token_hash, render=render, render_error=render_error,
                       send=websocket.send_text, close=lambda code: _close_quietly(websocket, code),
                       queue_size=settings.send_queue_size, kind=kind, encode=encode)
-    sender = asyncio.get_running_loop().create_task(conn.run_sender())
+    sender = conn.start()
     await room.attach(conn)
     try:
         while not conn.dropped:
@@ -135,9 +135,9 @@ async def _close_quietly(websocket: WebSocket, code: int) -> None:
 
 
 def player_token_hash(websocket: WebSocket, room: Room) -> str | None:
-    """The token hash of the room's player whose cookie came with the handshake, if seated."""
+    """The token hash of the room's player (or host) whose cookie came with the handshake."""
     token = websocket.cookies.get(cookie_name(room.code))
     if not token:
         return None
     token_hash = hash_token(token)
-    return token_hash if room.seat_of(token_hash) is not None else None
+    return token_hash if room.knows(token_hash) else None

@@ -186,9 +186,12 @@ class Match(NamedTuple):
             return ()
         return cards_of(legal_mask(self.rules, deal))
 
-    def is_legal(self, seat: int, card: Card) -> bool:
-        """Whether ``seat`` may play ``card`` now."""
-        return card in self.legal_cards(seat)
+    def is_legal(self, seat: int, card: Card | str) -> bool:
+        """Whether ``seat`` may play ``card`` (a card or its code) now; ``False`` for a bad code."""
+        try:
+            return Card.parse(card) in self.legal_cards(seat)
+        except InvalidCard:
+            return False
 
     def illegal_reason(self, seat: int, card: Card) -> str | None:
         """Why ``seat`` may not play ``card`` now, in words; ``None`` when it may."""

@@ -48,6 +48,7 @@ class Connection:
         self._outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
         self.dropped = False
         self.overflowed = False
+        self._sender: asyncio.Task[None] | None = None
 
     @property
     def is_player(self) -> bool:
@@ -73,7 +74,9 @@ class Connection:
         except asyncio.QueueFull:
             self.dropped = self.overflowed = True
             log.info("dropping a %s connection that stopped reading", self.kind)
-            self._wake()
+            # Its sender may be stuck in a send that never completes: stop it, which closes the socket.
+            if self._sender is not None:
+                self._sender.cancel()
             return False
         return True
 
@@ -93,6 +96,11 @@ class Connection:
             # The sender will see ``dropped`` once it gets to run.
             pass
 
+    def start(self) -> asyncio.Task[None]:
+        """Start the task that writes queued frames to the socket; returns it."""
+        self._sender = asyncio.get_running_loop().create_task(self.run_sender())
+        return self._sender
+
     async def run_sender(self) -> None:
         """Write queued frames to the socket until the connection is dropped or fails."""
         try:
@@ -101,6 +109,8 @@ class Connection:
                 if text is None or self.dropped:
                     break
                 await self._send(text)
+        except asyncio.CancelledError:
+            pass  # dropped while a send was stuck
         except Exception as error:  # a broken socket ends this connection only
             log.debug("sender stopped: %r", error)
         finally:

@@ -42,15 +42,15 @@ class RoomStore:
             raise StorageUnavailable("the game could not be saved (database unavailable); "
                                      "nothing changed, try again in a moment") from error
 
-    async def save_room(self, *, code: str, rules: dict[str, Any], host_seat: int | None, seats: list[Seat],
-                        created_at: datetime) -> None:
-        """Store the room, its rules and seats (bots and token hashes, never tokens)."""
+    async def save_room(self, *, code: str, rules: dict[str, Any], host_token_hash: str | None, seats: list[Seat],
+                        created_at: datetime, turn_seconds: int | None) -> None:
+        """Store the room, its rules, clock and seats (bots and token hashes, never tokens)."""
         from app.storage import SeatRecord
 
         records = [SeatRecord(seat=index, name=seat.name, token_hash=seat.token_hash, bot=seat.bot)
                    for index, seat in enumerate(seats)]
-        await self._run("save_room", code=code, rules=rules, host_seat=host_seat, seats=records,
-                        created_at=created_at)
+        await self._run("save_room", code=code, rules=rules, host_token_hash=host_token_hash, seats=records,
+                        created_at=created_at, turn_seconds=turn_seconds)
 
     async def close_room(self, *, code: str, closed_at: datetime) -> None:
         """Mark the room closed: it is not restored at the next start."""

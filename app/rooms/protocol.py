@@ -89,6 +89,10 @@ async def dispatch(room: Room, conn: Connection, message: dict[str, Any]) -> Non
         await room.leave(who)
     elif kind == "add_bot":
         await room.add_bot(who, message.get("strength", "normal"))
+    elif kind == "hand_to_bot":
+        await room.hand_to_bot(who, message.get("seat"), message.get("strength", "normal"))
+    elif kind == "set_clock":
+        await room.set_clock(who, message.get("seconds"))
     elif kind == "sync":
         room.send_state(conn)
     elif kind == "hello":

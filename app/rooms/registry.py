@@ -15,6 +15,7 @@ from app.game import record as records
 from app.game.errors import GameError, InvalidRules
 from app.game.rules import Rules
 from app.rooms.names import new_room_code, normalise_code
+from app.rooms.autoplay import Timing
 from app.rooms.persistence import RoomStore, StorageUnavailable
 from app.rooms.room import Room, RoomError, Seat, now
 from app.settings import Settings
@@ -35,8 +36,10 @@ class RoomRegistry:
         self._sweeper: asyncio.Task[None] | None = None
 
     def _new_room(self, code: str, rules: Rules, created_at: datetime | None = None) -> Room:
-        return Room(code=code, rules=rules, store=self.store, deal_pause=self.settings.deal_pause_seconds,
-                    created_at=created_at)
+        settings = self.settings
+        timing = Timing(deal_pause=settings.deal_pause_seconds, bot_delay=settings.bot_delay_seconds,
+                        away_grace=settings.away_grace_seconds, hard_budget=settings.hard_bot_budget_seconds)
+        return Room(code=code, rules=rules, store=self.store, timing=timing, created_at=created_at)
 
     async def create(self, name: object, rules: Rules) -> tuple[Room, int, str]:
         """Open a room with ``rules`` and seat its creator as host.
@@ -79,8 +82,7 @@ class RoomRegistry:
                 continue
             room = self._new_room(snap.code, rules, snap.created_at)
             room.seats = [Seat(seat.name, seat.token_hash, seat.bot) for seat in sorted(snap.seats, key=lambda s: s.seat)]
-            if snap.host_seat is not None and snap.host_seat < len(room.seats):
-                room.host = room.seats[snap.host_seat].token_hash
+            room.host, room.turn_seconds = snap.host_token_hash, snap.turn_seconds
             if snap.match is not None:
                 try:
                     room.match = records.replay(snap.match.record)

@@ -31,6 +31,7 @@ class SeatInfo:
     is_host: bool
     is_you: bool
     connected: bool
+    away: bool
     score: int
     lives: int
     eliminated: bool
@@ -54,9 +55,12 @@ class Standing:
 class RoomView:
     """Everything one viewer may see of a room at one version.
 
-    ``you_seat`` is ``None`` for a spectator; ``hand`` is the viewer's own
-    hand (empty for spectators and outside deals). ``match`` is the engine's
-    view once a match exists. ``summary`` describes the last finished deal.
+    ``you_seat`` is ``None`` for a spectator (the host may watch without a
+    seat); ``hand`` is the viewer's own hand (empty for spectators and
+    outside deals). ``match`` is the engine's view once a match exists.
+    ``summary`` describes the last finished deal. ``turn_seconds`` is the
+    room's turn clock (``None`` when off) and ``turn_remaining`` the seconds
+    left for the seat to play.
     """
 
     code: str
@@ -74,6 +78,8 @@ class RoomView:
     summary: DealSummary | None
     match_id: str | None
     standings: tuple[Standing, ...]
+    turn_seconds: int | None
+    turn_remaining: float | None
 
     @property
     def rules_text(self) -> list[str]:
@@ -103,11 +109,15 @@ class RoomView:
         return self.you_are_host and self.phase != "playing" and 2 <= len(self.seats) <= 7
 
 
-def room_view(room: Room, seat: int | None) -> RoomView:
-    """The view of ``room`` for the player in ``seat`` (``None``: a spectator)."""
+def room_view(room: Room, seat: int | None, *, host: bool = False) -> RoomView:
+    """The view of ``room`` for the player in ``seat`` (``None``: a spectator).
+
+    ``host`` says whether the viewer is the host (seated or not).
+    """
     match = room.match
     engine_view = view_for(match, seat) if match is not None else None
     connected = room.connected_seats()
+    away = room.away_seats()
     host_seat = room.seat_of(room.host)
     seats = []
     for index, seat_state in enumerate(room.seats):
@@ -119,6 +129,7 @@ def room_view(room: Room, seat: int | None) -> RoomView:
             is_host=index == host_seat,
             is_you=index == seat,
             connected=seat_state.is_bot or index in connected,
+            away=index in away,
             score=public.score if public else 0,
             lives=public.lives if public else room.rules.lives,
             eliminated=public.eliminated if public else False,
@@ -144,12 +155,14 @@ def room_view(room: Room, seat: int | None) -> RoomView:
         spectators=room.spectator_count(),
         host_seat=host_seat,
         you_seat=seat,
-        you_are_host=seat is not None and seat == host_seat,
+        you_are_host=host,
         hand=engine_view.you.cards if engine_view is not None and engine_view.you is not None else (),
         match=engine_view,
         summary=room.last_summary,
         match_id=room.match_id if match is not None and match.finished else None,
         standings=standings,
+        turn_seconds=room.turn_seconds,
+        turn_remaining=room.turn_remaining(),
     )
 
 
@@ -171,7 +184,7 @@ def state_json(view: RoomView) -> dict[str, Any]:
         "spectators": view.spectators,
         "seats": [
             {"seat": seat.seat, "name": seat.name, "bot": seat.bot, "connected": seat.connected,
-             "score": seat.score, "lives": seat.lives, "eliminated": seat.eliminated,
+             "away": seat.away, "score": seat.score, "lives": seat.lives, "eliminated": seat.eliminated,
              "dealer": seat.is_dealer, "turn": seat.is_turn, "cards_left": seat.cards_left,
              "played": [card.code for card in seat.played]}
             for seat in view.seats
@@ -181,6 +194,8 @@ def state_json(view: RoomView) -> dict[str, Any]:
         "tricks_per_deal": view.rules.hand_size,
         "dealer": match.dealer if match else None,
         "turn": view.turn,
+        "turn_seconds": view.turn_seconds,
+        "turn_remaining": None if view.turn_remaining is None else round(view.turn_remaining, 1),
         "leader": match.leader if match else None,
         "trick": _trick_json(match.trick) if match else [],
         "previous_trick": _trick_json(match.previous_trick) if match else [],
@@ -199,7 +214,7 @@ def state_json(view: RoomView) -> dict[str, Any]:
         "match_id": view.match_id,
         "standings": [{"place": line.place, "seat": line.seat, "name": line.name, "score": line.score}
                       for line in view.standings],
-        "you": None if view.you_seat is None else {
+        "you": None if view.you_seat is None and not view.you_are_host else {
             "seat": view.you_seat,
             "host": view.you_are_host,
             "hand": [held.card.code for held in view.hand],

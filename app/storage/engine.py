@@ -64,8 +64,9 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA journal_mode = WAL")
-        # Safe from corruption with WAL; a power cut may lose the last commits.
-        cursor.execute("PRAGMA synchronous = NORMAL")
+        # FULL: a commit is on disk before the play it stores is shown to anyone,
+        # even if the machine loses power (NORMAL could lose the last commits).
+        cursor.execute("PRAGMA synchronous = FULL")
     finally:
         cursor.close()
 

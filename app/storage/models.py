@@ -77,14 +77,17 @@ class Room(Base):
     """A table people sit at, known by its short code.
 
     ``closed_at`` is set once the room is gone from the server's memory;
-    rooms without it are restored when the server starts.
+    rooms without it are restored when the server starts. ``host_token_hash``
+    identifies the host (who need not be seated); ``turn_seconds`` is the
+    room's turn clock, ``None`` when off.
     """
 
     __tablename__ = "rooms"
 
     code: Mapped[str] = mapped_column(String(32), primary_key=True)
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
-    host_seat: Mapped[int | None]
+    host_token_hash: Mapped[str | None] = mapped_column(String(64))
+    turn_seconds: Mapped[int | None]
     created_at: Mapped[datetime]
     closed_at: Mapped[datetime | None] = mapped_column(index=True)
 

@@ -23,15 +23,16 @@ from app.storage.models import ABANDONED, FINISHED, IN_PROGRESS, DealRow, MatchR
 from app.storage.values import ActiveMatch, MatchPage, MatchSummary, RoomSnapshot, SeatRecord
 
 
-def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_seat: int | None,
-              seats: Iterable[SeatRecord], created_at: datetime) -> None:
+def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_token_hash: str | None,
+              seats: Iterable[SeatRecord], created_at: datetime, turn_seconds: int | None = None) -> None:
     """Insert or update room ``code`` (reopening it if closed) and replace its seats with ``seats``."""
     room = session.get(Room, code)
     if room is None:
         room = Room(code=code)
         session.add(room)
     room.rules = dict(rules)
-    room.host_seat = host_seat
+    room.host_token_hash = host_token_hash
+    room.turn_seconds = turn_seconds
     room.created_at = created_at
     room.closed_at = None
     session.flush()
@@ -193,7 +194,8 @@ def active_rooms(session: Session) -> list[RoomSnapshot]:
                           for deal in deals.get(match.id, [])],
             }
             active = ActiveMatch(match_id=match.id, started_at=match.started_at, record=record)
-        snapshots.append(RoomSnapshot(code=room.code, rules=room.rules, host_seat=room.host_seat,
+        snapshots.append(RoomSnapshot(code=room.code, rules=room.rules, host_token_hash=room.host_token_hash,
+                                      turn_seconds=room.turn_seconds,
                                       created_at=room.created_at, seats=tuple(seats.get(room.code, [])),
                                       match=active))
     return snapshots

@@ -84,19 +84,21 @@ class Storage:
 
     # Rooms
 
-    def save_room(self, *, code: str, rules: Mapping[str, Any], host_seat: int | None,
-                  seats: Sequence[SeatRecord], created_at: datetime) -> None:
+    def save_room(self, *, code: str, rules: Mapping[str, Any], host_token_hash: str | None,
+                  seats: Sequence[SeatRecord], created_at: datetime, turn_seconds: int | None = None) -> None:
         """Insert or update room ``code`` and replace its seats.
 
         ``rules``: the room's rules options (a JSON-ready dict, RULES.md §3);
-        ``host_seat``: the host's seat index or ``None``; ``seats``: the
+        ``host_token_hash``: :func:`hash_token` of the host's token (the host
+        need not be seated) or ``None``; ``turn_seconds``: the turn clock in
+        seconds, ``None`` when off; ``seats``: the
         occupied seats (at most one per index); ``created_at``: aware. A
         closed room saved again is open again. Raises :class:`StorageError`
         (then the room is as before), e.g. for two seats with one index.
         """
         with self._unit(f"save room {code!r}", write=True) as session:
-            queries.save_room(session, code=code, rules=rules, host_seat=host_seat, seats=seats,
-                              created_at=created_at)
+            queries.save_room(session, code=code, rules=rules, host_token_hash=host_token_hash, seats=seats,
+                              created_at=created_at, turn_seconds=turn_seconds)
 
     def close_room(self, *, code: str, closed_at: datetime) -> None:
         """Mark room ``code`` closed (gone from memory): it is no longer restored at start.

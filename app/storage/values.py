@@ -90,14 +90,16 @@ class ActiveMatch:
 class RoomSnapshot:
     """A room to restore when the server starts.
 
-    ``rules`` as saved (a dict of rules options), ``host_seat`` ``None`` when
-    nobody hosts, ``created_at`` aware UTC, ``seats`` the occupied seats by
+    ``rules`` as saved (a dict of rules options), ``host_token_hash`` the
+    host's token hash (``None`` when nobody hosts), ``turn_seconds`` the turn
+    clock (``None`` when off), ``created_at`` aware UTC, ``seats`` the occupied seats by
     index, ``match`` the match in progress or ``None``.
     """
 
     code: str
     rules: dict[str, Any]
-    host_seat: int | None
+    host_token_hash: str | None
+    turn_seconds: int | None
     created_at: datetime
     seats: tuple[SeatRecord, ...]
     match: ActiveMatch | None

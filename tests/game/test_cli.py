@@ -168,3 +168,11 @@ def test_rules_from_text():
     with pytest.raises(InvalidRules) as caught:
         rules_from_text('{"lives": 0}')
     assert caught.value.option == "lives"
+
+
+def test_verify_reads_a_file_with_a_byte_order_mark(tmp_path, capsys):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"format": "cucumber-match/1", "players": ["A", "B"],
+                                                   "deals": []}).encode())
+    assert main(["verify", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True

@@ -1020,3 +1020,11 @@ def test_play_out_deal_at_random_is_seeded():
     first, _ = play_out_deal(match, rng=random.Random(9))
     again, _ = play_out_deal(match, rng=random.Random(9))
     assert first == again
+
+
+def test_is_legal_accepts_card_codes_and_refuses_bad_ones():
+    match, _ = deal_cards(new_match(["Ana", "Ben"]), random.Random(4))
+    legal = match.legal_cards(match.turn)
+    assert match.is_legal(match.turn, legal[0].code.lower())
+    assert not match.is_legal(match.turn, "1X")
+    assert not match.is_legal(1 - match.turn, legal[0].code)

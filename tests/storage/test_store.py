@@ -56,7 +56,8 @@ def store_in_progress(storage: Storage, match_id: str, record: dict[str, Any], *
 
 
 def save_room(storage: Storage, code: str = "ROOM1", **changes: Any) -> None:
-    options: dict[str, Any] = {"code": code, "rules": RULES, "host_seat": 0, "seats": SEATS, "created_at": T0}
+    options: dict[str, Any] = {"code": code, "rules": RULES, "host_token_hash": SEATS[0].token_hash, "seats": SEATS,
+                               "created_at": T0, "turn_seconds": 30}
     storage.save_room(**(options | changes))
 
 
@@ -71,7 +72,8 @@ def count(storage: Storage, model: Any) -> int:
 def test_a_saved_room_is_restored_with_its_seats(storage):
     save_room(storage)
     [room] = storage.active_rooms()
-    assert (room.code, room.rules, room.host_seat, room.created_at) == ("ROOM1", RULES, 0, T0)
+    assert (room.code, room.rules, room.host_token_hash, room.turn_seconds, room.created_at) == (
+        "ROOM1", RULES, SEATS[0].token_hash, 30, T0)
     assert room.seats == tuple(SEATS)
     assert room.match is None
 
@@ -79,10 +81,11 @@ def test_a_saved_room_is_restored_with_its_seats(storage):
 def test_saving_a_room_again_replaces_its_seats(storage):
     save_room(storage)
     seats = [SeatRecord(seat=1, name="Cy", token_hash=hash_token("cy")), SeatRecord(seat=0, name="Bot", bot="easy")]
-    save_room(storage, rules={"hand_size": 5}, host_seat=None, seats=seats)
+    save_room(storage, rules={"hand_size": 5}, host_token_hash=None, seats=seats, turn_seconds=None)
     [room] = storage.active_rooms()
     assert room.rules == {"hand_size": 5}
-    assert room.host_seat is None
+    assert room.host_token_hash is None
+    assert room.turn_seconds is None
     assert room.seats == (seats[1], seats[0])
 
 

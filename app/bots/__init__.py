@@ -1,0 +1,9 @@
+"""Computer players for Cucumber, from random (``easy``) to a search (``hard``).
+
+Call :func:`choose_card` with a seat's view; :mod:`app.bots.arena` plays bots
+against each other and measures them.
+"""
+
+from app.bots.choose import DEFAULT_BUDGET_S, STRENGTHS, choose_card
+
+__all__ = ["DEFAULT_BUDGET_S", "STRENGTHS", "choose_card"]

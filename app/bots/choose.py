@@ -1,0 +1,47 @@
+"""One entry point for every bot: a seat's view in, a legal card out.
+
+A bot is given nothing but the seat's :class:`~app.game.views.MatchView`, the
+one projection of a match that hides other players' cards.
+"""
+
+from __future__ import annotations
+
+import random
+
+from app.bots.easy import easy_card
+from app.bots.heuristic import normal_card
+from app.bots.search import DEFAULT_BUDGET_S, search_card
+from app.game.cards import Card
+from app.game.views import MatchView
+
+STRENGTHS = ("easy", "normal", "hard")
+"""The bot strengths, weakest first."""
+
+__all__ = ["DEFAULT_BUDGET_S", "STRENGTHS", "choose_card"]
+
+
+def choose_card(view: MatchView, strength: str, rng: random.Random, budget_s: float | None = None, *,
+                max_worlds: int | None = None) -> Card:
+    """The card a bot of ``strength`` plays for the seat of ``view``; always one of ``view.you.legal``.
+
+    - ``"easy"``: uniform among the legal cards (:func:`~app.bots.easy.easy_card`).
+    - ``"normal"``: a rule of thumb (:func:`~app.bots.heuristic.normal_card`).
+    - ``"hard"``: a Monte Carlo search (:func:`~app.bots.search.search_card`)
+      that thinks for at most ``budget_s`` seconds (default
+      :data:`DEFAULT_BUDGET_S`) and at most ``max_worlds`` sampled worlds;
+      it answers at once when only one rank is legal.
+
+    ``view`` must be a player's view (``view_for(match, seat)``) on their
+    turn; chance comes only from ``rng``. Raises ``TypeError`` if ``view`` is
+    not a :class:`MatchView`, and ``ValueError`` for an unknown strength or
+    when the viewer has no legal card.
+    """
+    if not isinstance(view, MatchView):
+        raise TypeError(f"a bot is given a MatchView, not {type(view).__name__}")
+    if strength == "easy":
+        return easy_card(view, rng)
+    if strength == "normal":
+        return normal_card(view)
+    if strength == "hard":
+        return search_card(view, rng, budget_s, max_worlds)
+    raise ValueError(f"unknown bot strength {strength!r}; choose one of {', '.join(STRENGTHS)}")

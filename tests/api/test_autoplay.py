@@ -1,0 +1,133 @@
+"""Bots at the table, the turn clock and absent players: the table never waits forever."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from app.game.record import replay
+from tests.api.conftest import Peer, open_room
+
+
+def test_one_person_and_three_bots_play_to_the_end(client):
+    code, tokens = open_room(client, ["Ana"], preset="quick")
+    ana = Peer(client, code, tokens[0])
+    for strength in ["easy", "normal", "hard"]:
+        ana.send({"type": "add_bot", "strength": strength})
+        ana.next_state()
+    assert [seat["bot"] for seat in ana.state["seats"]] == [None, "easy", "normal", "hard"]
+    ana.send({"type": "start"})
+    rng = random.Random(1)
+    state = ana.until(lambda s: s["phase"] == "playing")
+    while state["phase"] != "finished":
+        if state["turn"] == 0 and state["you"]["legal"]:
+            ana.send({"type": "play", "card": rng.choice(state["you"]["legal"])})
+        state = ana.next_state()
+    record = client.get(f"/api/matches/{state['match_id']}/record").json()
+    assert list(replay(record).winners) == state["winners"]
+
+
+def test_a_room_of_bots_started_through_the_api_finishes_on_its_own(client):
+    code, tokens = open_room(client, ["Host"], preset="quick")
+    host = Peer(client, code, tokens[0])
+    for strength in ["easy", "normal", "hard"]:
+        host.send({"type": "add_bot", "strength": strength})
+        host.next_state()
+    host.send({"type": "leave"})
+    state = host.next_state()
+    assert state["you"] == {"seat": None, "host": True, "hand": [], "legal": [], "reasons": {}}
+    host.send({"type": "start"})
+    final = host.until(lambda s: s["phase"] == "finished")
+    assert final["winners"] and client.get(f"/api/matches/{final['match_id']}/record").status_code == 200
+
+
+def test_a_bot_sees_only_its_own_view(monkeypatch, client):
+    from app.game.views import MatchView
+    from app.rooms import autoplay
+
+    seen = []
+    original = autoplay.choose_card
+
+    def spy(view, strength, rng, budget=None):
+        seen.append(view)
+        return original(view, strength, rng, budget)
+
+    monkeypatch.setattr(autoplay, "choose_card", spy)
+    code, tokens = open_room(client, ["Host"], preset="quick")
+    host = Peer(client, code, tokens[0])
+    host.send({"type": "add_bot", "strength": "normal"})
+    host.send({"type": "add_bot", "strength": "normal"})
+    host.send({"type": "leave"})
+    host.send({"type": "start"})
+    host.until(lambda s: s["phase"] == "finished")
+    assert seen and all(isinstance(view, MatchView) and view.you is not None for view in seen)
+    for view in seen:
+        others = [seat for seat in view.seats if seat.seat != view.you.seat]
+        assert all(not hasattr(seat, "hand") for seat in others)
+
+
+def test_when_the_clock_runs_out_the_server_plays_and_the_match_goes_on(make_client):
+    client = make_client()
+    code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
+    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana.send({"type": "set_clock", "seconds": 5})
+    ana.until(lambda s: s["turn_seconds"] == 5)
+    room = client.app.state.registry.get(code)
+    room.turn_seconds = 1  # below the host's minimum, to keep the test short
+    ana.send({"type": "start"})
+    state = ana.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
+    assert state["turn_remaining"] is not None
+    version = ana.version
+    started = time.monotonic()
+    after = ana.until(lambda s: s["phase"] == "playing" and ana.version > version and (
+        len(s["trick"]) + sum(len(seat["played"]) for seat in s["seats"])) == 1)
+    assert 0.8 < time.monotonic() - started < 5
+    assert after["turn"] != state["turn"]
+
+
+def test_an_absent_player_is_played_by_a_bot_until_they_return(make_client):
+    client = make_client(away_grace_seconds=0.3)
+    code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
+    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana.send({"type": "start"})
+    ana.until(lambda s: s["phase"] == "playing")
+    ben.close()
+    state = ana.until(lambda s: s["seats"][1]["away"])
+    assert not state["seats"][1]["connected"]
+    # Ana plays her turns; Ben's are played for him.
+    rng = random.Random(2)
+    for _ in range(6):
+        state = ana.until(lambda s: s["phase"] == "finished" or s["turn"] == 0)
+        if state["phase"] == "finished":
+            break
+        ana.send({"type": "play", "card": rng.choice(state["you"]["legal"])})
+        ana.next_state()
+    back = Peer(client, code, tokens[1])
+    assert back.state["seats"][1]["away"] is False and back.state["seats"][1]["connected"] is True
+    # Now Ben is back: when his turn comes, nobody plays for him, even after the grace period.
+    state = ana.until_version(back.version)
+    while state["phase"] == "playing" and state["turn"] != 1:
+        if state["turn"] == 0:
+            ana.send({"type": "play", "card": rng.choice(state["you"]["legal"])})
+        state = ana.next_state()
+    if state["phase"] == "playing":
+        back.until_version(ana.version)
+        version = back.version
+        time.sleep(0.6)
+        back.send({"type": "sync"})
+        assert back.next_state()["turn"] == 1 and back.version == version
+
+
+def test_the_host_can_hand_a_seat_to_a_bot_during_a_match(client):
+    code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
+    ana = Peer(client, code, tokens[0])
+    ana.send({"type": "start"})
+    ana.until(lambda s: s["phase"] == "playing")
+    ana.send({"type": "hand_to_bot", "seat": 1, "strength": "easy"})
+    state = ana.until(lambda s: s["seats"][1]["bot"] == "easy")
+    assert state["seats"][1]["name"] == "Ben"
+    rng = random.Random(3)
+    while state["phase"] != "finished":
+        if state["turn"] == 0:
+            ana.send({"type": "play", "card": rng.choice(state["you"]["legal"])})
+        state = ana.next_state()

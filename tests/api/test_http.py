@@ -1,0 +1,92 @@
+"""The JSON HTTP API: opening rooms, taking seats, public state, records and health."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.rooms.names import CODE_ALPHABET, CODE_LENGTH
+from tests.api.conftest import Peer, open_room
+
+
+def test_creating_a_room_seats_the_creator_as_host(client):
+    answer = client.post("/api/rooms", json={"name": "  Ana  ", "preset": "gurka"})
+    assert answer.status_code == 201
+    body = answer.json()
+    assert set(body) == {"code", "url", "seat", "token"}
+    assert body["seat"] == 0 and len(body["token"]) >= 22  # at least 128 bits of randomness
+    assert len(body["code"]) == CODE_LENGTH and set(body["code"]) <= set(CODE_ALPHABET)
+    assert not set(body["code"]) & set("0O1I")
+    assert body["url"].endswith(f"/r/{body['code']}")
+    cookie = answer.headers["set-cookie"]
+    assert f"cucumber_{body['code']}={body['token']}" in cookie
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie
+    state = client.get(f"/api/rooms/{body['code']}").json()["state"]
+    assert state["seats"][0]["name"] == "Ana" and state["host"] == 0
+    assert state["rules"]["threshold"] == 30 and state["preset"] == "gurka"
+
+
+def test_rules_options_apply_over_the_preset(client):
+    code = client.post("/api/rooms", json={"name": "Ana", "preset": "quick", "rules": {"threshold": 30}}).json()["code"]
+    rules = client.get(f"/api/rooms/{code}").json()["state"]["rules"]
+    assert rules["hand_size"] == 3 and rules["threshold"] == 30
+
+
+@pytest.mark.parametrize(("body", "code"), [
+    ({"name": ""}, "invalid_name"),
+    ({"name": "   "}, "invalid_name"),
+    ({"name": "x" * 21}, "invalid_name"),
+    ({"name": "a\u200bb"}, "invalid_name"),
+    ({"name": 7}, "invalid_name"),
+    ({"name": "Ana", "preset": "bridge"}, "invalid_rules"),
+    ({"name": "Ana", "rules": {"hand_size": 9}}, "invalid_rules"),
+    ({"name": "Ana", "rules": {"colour": "red"}}, "invalid_rules"),
+    ({"name": "Ana", "extra": 1}, "bad_request"),
+])
+def test_bad_room_requests_are_refused_with_a_json_error(client, body, code):
+    answer = client.post("/api/rooms", json=body)
+    assert answer.status_code == 422
+    assert answer.json()["error"] == code
+    assert client.get("/healthz").json()["rooms"] == 0
+
+
+def test_joining_a_full_room_a_started_match_or_with_a_taken_name_is_a_conflict(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    taken = client.post(f"/api/rooms/{code}/players", json={"name": "BEN"})
+    assert taken.status_code == 409 and taken.json()["error"] == "name_taken"
+    for name in ["Cy", "Dag", "Eva", "Finn", "Gus"]:
+        assert client.post(f"/api/rooms/{code}/players", json={"name": name}).status_code == 201
+    full = client.post(f"/api/rooms/{code}/players", json={"name": "Hal"})
+    assert full.status_code == 409 and full.json()["error"] == "room_full"
+
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    host = Peer(client, code, tokens[0])
+    host.send({"type": "start"})
+    host.until(lambda s: s["phase"] == "playing")
+    started = client.post(f"/api/rooms/{code}/players", json={"name": "Cy"})
+    assert started.status_code == 409 and started.json()["error"] == "match_started"
+
+
+def test_unknown_rooms_and_matches_are_404(client):
+    assert client.post("/api/rooms/ZZZZZ/players", json={"name": "Ana"}).status_code == 404
+    assert client.get("/api/rooms/ZZZZZ").status_code == 404
+    assert client.get("/api/matches/nosuchmatch/record").status_code == 404
+
+
+def test_no_record_is_served_for_a_match_in_progress(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    host = Peer(client, code, tokens[0])
+    host.send({"type": "start"})
+    host.until(lambda s: s["phase"] == "playing")
+    match_id = client.app.state.registry.get(code).match_id
+    assert client.get(f"/api/matches/{match_id}/record").status_code == 404
+    assert client.get("/api/matches").json()["total"] == 0
+
+
+def test_room_codes_are_found_in_any_case(client):
+    code, _ = open_room(client, ["Ana"])
+    assert client.get(f"/api/rooms/{code.lower()}").status_code == 200
+
+
+def test_health(client):
+    answer = client.get("/healthz")
+    assert answer.status_code == 200 and answer.json()["status"] == "ok"

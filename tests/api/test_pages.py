@@ -1,0 +1,90 @@
+"""The HTML pages: home, a room for a player and for a spectator, rules and history."""
+
+from __future__ import annotations
+
+import re
+
+from tests.api.conftest import Peer, open_room
+
+
+def test_the_home_page_offers_every_preset_and_every_option(client):
+    page = client.get("/")
+    assert page.status_code == 200
+    for preset in ["agurk", "gurka", "parlett", "quick"]:
+        assert f'value="{preset}"' in page.text
+    for option in ["hand_size", "follow", "ace_lead", "last_trick_tie", "threshold", "lives",
+                   "second_life_min_opponents", "penalty_to", "match_length"]:
+        assert f'name="{option}"' in page.text
+    assert re.search(r'<script src="https://cdn\.jsdelivr\.net/npm/htmx\.org@2\.[^"]+" integrity="sha384-', page.text)
+
+
+def test_opening_a_table_from_the_form_seats_you_and_goes_to_the_room(client):
+    answer = client.post("/rooms", data={"name": "Ana", "preset": "custom", "hand_size": "4", "follow": "must_match",
+                                         "ace_lead": "ordinary", "last_trick_tie": "all_tied", "threshold": "40",
+                                         "lives": "3", "second_life_min_opponents": "1", "penalty_to": "highest",
+                                         "match_length": "5"}, follow_redirects=False)
+    assert answer.status_code == 303
+    code = answer.headers["location"].rsplit("/", 1)[1]
+    rules = client.get(f"/api/rooms/{code}").json()["state"]["rules"]
+    assert rules == {"hand_size": 4, "follow": "must_match", "ace_lead": "ordinary", "last_trick_tie": "all_tied",
+                     "threshold": 40, "lives": 3, "second_life_min_opponents": 1, "penalty_to": "highest",
+                     "match_length": 5}
+    page = client.get(answer.headers["location"])
+    assert page.status_code == 200 and "Start the match" in page.text
+
+
+def test_a_bad_name_on_the_home_form_shows_the_error(client):
+    answer = client.post("/rooms", data={"name": " ", "preset": "agurk"})
+    assert answer.status_code == 422 and "enter a name" in answer.text
+
+
+def started_room(client):
+    code, tokens = open_room(client, ["Ana", "Ben", "Cy"])
+    host = Peer(client, code, tokens[0])
+    host.send({"type": "start"})
+    host.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
+    return code, tokens
+
+
+def test_the_table_page_shows_a_player_their_hand_with_the_legal_cards_playable(client):
+    code, tokens = started_room(client)
+    room = client.app.state.registry.get(code)
+    client.cookies.clear()
+    client.cookies.set(f"cucumber_{code}", tokens[room.match.turn])
+    page = client.get(f"/r/{code}").text
+    hand = room.match.hand(room.match.turn)
+    legal = room.match.legal_cards(room.match.turn)
+    for card in hand:
+        assert f'data-card="{card.code}"' in page
+    assert page.count('class="card-button playable"') == len(legal)
+    assert f'aria-label="{legal[0].name}, playable"' in page
+
+
+def test_a_spectator_page_holds_no_hand(client):
+    code, _ = started_room(client)
+    client.cookies.clear()
+    page = client.get(f"/r/{code}").text
+    room = client.app.state.registry.get(code)
+    assert "card-button" not in page
+    for seat in range(3):
+        for card in room.match.hand(seat):
+            assert card.code not in page and card.name not in page
+    assert "You are watching" in page
+
+
+def test_names_are_escaped_everywhere(client):
+    code, tokens = open_room(client, ["<b onclick=x>", "<script>y"])
+    page = client.get(f"/r/{code}").text
+    assert "<b onclick=x>" not in page and "<script>y" not in page
+    assert "&lt;b onclick=x&gt;" in page
+
+
+def test_an_unknown_room_page_is_404(client):
+    assert client.get("/r/ZZZZZ").status_code == 404
+
+
+def test_rules_and_history_pages_render(client):
+    rules = client.get("/rules")
+    assert rules.status_code == 200 and "9" in rules.text and "worked example" in rules.text.lower()
+    assert client.get("/matches").status_code == 200
+    assert client.get("/matches/nosuchmatch").status_code == 404

@@ -1,0 +1,106 @@
+"""Databases for the tests: a SQLite file, and a PostgreSQL schema of their own.
+
+Every test that takes ``backend`` (or a fixture built on it) runs on both.
+PostgreSQL is ``DATABASE_URL`` when that names one, else
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``. Its tests are marked
+``postgres`` and skipped when the server is unreachable, unless
+``CUCUMBER_REQUIRE_POSTGRES=1`` (as in CI) makes that a failure. Each
+database is a schema created for the test run and dropped after it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.pool import NullPool
+
+from app.storage import Storage
+
+DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+def postgres_url() -> str:
+    """The PostgreSQL server the tests use."""
+    url = os.environ.get("DATABASE_URL", "")
+    return url if url.startswith("postgresql") else DEFAULT_POSTGRES_URL
+
+
+@functools.cache
+def unreachable_reason(url: str) -> str | None:
+    """Why the server at ``url`` cannot be used, or ``None``; asked once per run."""
+    engine = create_engine(url, poolclass=NullPool, connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect():
+            return None
+    except SQLAlchemyError as error:
+        detail = str(getattr(error, "orig", error)).strip().splitlines()[0]
+        return f"PostgreSQL is not reachable at {make_url(url).render_as_string()}: {detail}"
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """The URL of a reachable PostgreSQL server; skips (or fails, if required) otherwise."""
+    url = postgres_url()
+    reason = unreachable_reason(url)
+    if reason is not None:
+        if os.environ.get("CUCUMBER_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"{reason} (CUCUMBER_REQUIRE_POSTGRES=1)")
+        pytest.skip(reason)
+    return url
+
+
+@contextmanager
+def fresh_database(backend: str, folder: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The URL of a new, empty database: a SQLite file in ``folder`` or a new PostgreSQL schema."""
+    if backend == "sqlite":
+        yield f"sqlite:///{folder / 'cucumber.db'}"
+        return
+    server = request.getfixturevalue("postgres_server")
+    schema = f"cucumber_test_{secrets.token_hex(6)}"
+    admin = create_engine(server, poolclass=NullPool)
+    with admin.begin() as connection:
+        connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    try:
+        url = make_url(server).update_query_dict({"options": f"-csearch_path={schema}"})
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as connection:
+            connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """``"sqlite"`` or ``"postgres"``: the database kind a test runs on."""
+    return str(request.param)
+
+
+@pytest.fixture
+def empty_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The URL of an empty database of its own, for one test."""
+    with fresh_database(backend, tmp_path, request) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def migrated_url(backend: str, tmp_path_factory: pytest.TempPathFactory,
+                 request: pytest.FixtureRequest) -> Iterator[str]:
+    """The URL of a database migrated to the newest revision, shared by the tests of a run."""
+    with fresh_database(backend, tmp_path_factory.mktemp(backend), request) as url:
+        storage = Storage(url)
+        try:
+            storage.upgrade()
+        finally:
+            storage.close()
+        yield url

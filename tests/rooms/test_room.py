@@ -1,0 +1,141 @@
+"""A room on its own: slow connections, idle rooms, storage failures, the timer."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app.game.rules import Rules
+from app.rooms.autoplay import Timing
+from app.rooms.connection import Connection
+from app.rooms.persistence import RoomStore
+from app.rooms.registry import RoomRegistry
+from app.rooms.room import Room, RoomError
+from app.settings import Settings
+from app.storage import Storage, hash_token
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    storage = Storage(f"sqlite:///{tmp_path / 'rooms.db'}")
+    storage.upgrade()
+    yield RoomStore(storage)
+    storage.close()
+
+
+class Socket:
+    """A fake socket: records frames, or never returns from a send (a client that stopped reading)."""
+
+    def __init__(self, stuck: bool = False) -> None:
+        self.frames: list[str] = []
+        self.stuck = stuck
+        self.closed_with: int | None = None
+
+    async def send(self, text: str) -> None:
+        if self.stuck:
+            await asyncio.Event().wait()
+        self.frames.append(text)
+
+    async def close(self, code: int) -> None:
+        self.closed_with = code
+
+
+def connect(room: Room, socket: Socket, token_hash: str | None = None, queue_size: int = 4) -> Connection:
+    return Connection(token_hash=token_hash, render=lambda view: f"v{view.version}", render_error=lambda c, m: c,
+                      send=socket.send, close=socket.close, queue_size=queue_size, kind="test")
+
+
+async def test_a_client_that_stops_reading_is_dropped_and_does_not_stall_the_room(store):
+    room = Room(code="ROOM1", rules=Rules(hand_size=3), store=store)
+    _, token = await room.join("Ana")
+    slow_socket, fast_socket = Socket(stuck=True), Socket()
+    slow, fast = connect(room, slow_socket), connect(room, fast_socket, hash_token(token))
+    senders = [conn.start() for conn in (slow, fast)]
+    await room.attach(slow)
+    await room.attach(fast)
+    for name in ["Ben", "Cy", "Dag", "Eva", "Finn", "Gus"]:
+        await room.join(name)  # each one is a new state for everyone
+        await asyncio.sleep(0)
+    await asyncio.wait_for(senders[0], 2)  # the slow connection's sender gave up
+    assert slow.dropped and slow_socket.closed_with == 1013
+    assert fast_socket.frames[-1] == f"v{room.version}"
+    assert not fast.dropped
+    fast.finish()
+    await senders[1]
+
+
+async def test_a_refused_action_changes_nothing(store):
+    room = Room(code="ROOM2", rules=Rules(), store=store)
+    _, token = await room.join("Ana")
+    version = room.version
+    with pytest.raises(RoomError) as refused:
+        await room.start(hash_token(token))
+    assert refused.value.code == "not_enough_players"
+    with pytest.raises(RoomError):
+        await room.join("ana")
+    assert room.version == version and len(room.seats) == 1
+
+
+async def test_a_storage_failure_refuses_the_action_and_keeps_the_room_as_it_was(store, tmp_path, monkeypatch):
+    from app.storage import engine as storage_engine
+
+    monkeypatch.setattr(storage_engine, "SQLITE_BUSY_TIMEOUT_MS", 100)
+    store.storage.engine.dispose()  # new connections get the short busy timeout
+    room = Room(code="ROOM3", rules=Rules(hand_size=3), store=store)
+    _, ana = await room.join("Ana")
+    await room.join("Ben")
+    await room.start(hash_token(ana))
+    before, version = room.match, room.version
+    seat = room.match.turn
+    card = room.match.legal_cards(seat)[0]
+    token = room.seats[seat].token_hash
+    # Another process holds the database's write lock: every write times out.
+    blocker = sqlite3.connect(tmp_path / "rooms.db", isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(RoomError) as refused:
+            await room.play(token, card.code)
+        assert refused.value.code == "storage_unavailable"
+        assert room.match is before and room.version == version
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    await room.play(token, card.code)
+    assert room.match.deal.plays[-1] == card
+
+
+async def test_idle_rooms_are_removed_and_closed_in_storage(store):
+    registry = RoomRegistry(Settings(room_idle_seconds=0.05, database_url="sqlite://"), store)
+    room, _, _ = await registry.create("Ana", Rules())
+    busy, _, _ = await registry.create("Ben", Rules())
+    conn = connect(busy, Socket())
+    await busy.attach(conn)
+    await asyncio.sleep(0.1)
+    assert await registry.sweep() == [room.code]
+    assert registry.get(room.code) is None and registry.get(busy.code) is busy
+    assert [snapshot.code for snapshot in store.storage.active_rooms()] == [busy.code]
+    busy.close()
+
+
+async def test_the_next_deal_comes_after_the_pause(store):
+    room = Room(code="ROOM4", rules=Rules(hand_size=3), store=store, timing=Timing(deal_pause=0.05))
+    _, ana = await room.join("Ana")
+    await room.join("Ben")
+    await room.start(hash_token(ana))
+    while not room.match.needs_deal:
+        seat = room.match.turn
+        await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
+    assert room.match.deals_completed == 1
+    await asyncio.sleep(0.2)
+    assert room.match.finished or room.match.deal.turn is not None
+    room.close()

@@ -1,0 +1,142 @@
+"""A real ``cucumber serve`` process on a free port, and blocking JSON-protocol clients for it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+pytestmark = pytest.mark.server
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """One server process; :meth:`kill` is ``kill -9``, :meth:`start` starts it again on the same port."""
+
+    def __init__(self, database_url: str, log: Path, **settings: Any) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "DATABASE_URL": database_url, "CUCUMBER_DEAL_PAUSE_SECONDS": "0",
+                    "CUCUMBER_BOT_DELAY_SECONDS": "0", "CUCUMBER_LOG_LEVEL": "warning",
+                    **{f"CUCUMBER_{key.upper()}": str(value) for key, value in settings.items()}}
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        """Start the process and wait until ``/healthz`` answers."""
+        with open(self.log, "ab") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "app", "serve", "--port", str(self.port)], env=self.env,
+                stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited: {self.log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise RuntimeError("the server did not start in 30 s")
+
+    def kill(self) -> None:
+        """``kill -9``: no shutdown, no cleanup."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        """Stop the process if it runs."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+    def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        """A JSON POST to the server."""
+        return httpx.post(f"{self.base}{path}", json=body, timeout=10)
+
+    def get(self, path: str) -> httpx.Response:
+        """A GET from the server."""
+        return httpx.get(f"{self.base}{path}", timeout=10)
+
+
+@pytest.fixture
+def make_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """Start servers on given databases; all are stopped after the test."""
+    servers: list[Server] = []
+
+    def make(database_url: str, **settings: Any) -> Server:
+        server = Server(database_url, tmp_path / f"server{len(servers)}.log", **settings)
+        servers.append(server)
+        server.start()
+        return server
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+class Client:
+    """A blocking JSON-protocol connection to a server process."""
+
+    def __init__(self, server: Server, code: str, token: str | None) -> None:
+        self._context = connect(f"ws://127.0.0.1:{server.port}/api/rooms/{code}/ws", open_timeout=10)
+        self.socket: ClientConnection = self._context.__enter__()
+        self.socket.send(json.dumps({"type": "hello", "token": token} if token else {"type": "hello"}))
+        self.state: dict[str, Any] | None = None
+        self.version = -1
+        self.next_state()
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Send one message."""
+        self.socket.send(json.dumps(message))
+
+    def receive(self, timeout: float = 20) -> dict[str, Any]:
+        """The next message."""
+        message = json.loads(self.socket.recv(timeout=timeout))
+        if message["type"] == "state":
+            self.state, self.version = message["state"], message["version"]
+        return message
+
+    def next_state(self) -> dict[str, Any]:
+        """Receive until the next state."""
+        while self.receive()["type"] != "state":
+            pass
+        return self.state  # type: ignore[return-value]
+
+    def next_error(self) -> dict[str, Any]:
+        """Receive until the next error."""
+        while True:
+            message = self.receive()
+            if message["type"] == "error":
+                return message
+
+    def until(self, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """Receive states until ``check(state)`` holds."""
+        while self.state is None or not check(self.state):
+            self.next_state()
+        return self.state
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._context.__exit__(None, None, None)

@@ -1,0 +1,118 @@
+"""A real server killed with ``kill -9`` mid-trick comes back with every match as the players last saw it."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from app.game.record import replay
+from tests.server.conftest import Client, Server
+
+pytestmark = pytest.mark.server
+
+# What a player sees that must be the same before and after a restart (presence may differ).
+SAME = ["phase", "rules", "deal", "trick_number", "dealer", "turn", "leader", "trick", "previous_trick", "winners"]
+
+
+def comparable(state: dict[str, Any]) -> dict[str, Any]:
+    seats = [{key: value for key, value in seat.items() if key not in ("connected", "away")} for seat in state["seats"]]
+    return {**{key: state[key] for key in SAME}, "seats": seats, "you": state["you"]}
+
+
+def progress(state: dict[str, Any]) -> tuple[int, int]:
+    """How far a match is: the deal and the cards played in it (grows with every play)."""
+    played = sum(len(seat["played"]) for seat in state["seats"]) + len(state["trick"])
+    if state["phase"] == "finished" or state["turn"] is None:
+        played = 10**6  # the deal is complete
+    return state["deal"], played
+
+
+def open_table(server: Server, names: list[str]) -> tuple[str, list[str]]:
+    answer = server.post("/api/rooms", {"name": names[0], "preset": "quick"}).json()
+    tokens = [answer["token"]]
+    for name in names[1:]:
+        tokens.append(server.post(f"/api/rooms/{answer['code']}/players", {"name": name}).json()["token"])
+    return answer["code"], tokens
+
+
+class Table:
+    """The players of one room; plays random legal cards and logs every card played, by deal."""
+
+    def __init__(self, server: Server, code: str, tokens: list[str], seed: int) -> None:
+        self.server, self.code, self.tokens = server, code, tokens
+        self.clients = [Client(server, code, token) for token in tokens]
+        self.rng = random.Random(seed)
+        self.log: dict[int, list[tuple[int, str]]] = {}
+
+    def latest(self) -> dict[str, Any]:
+        return self.clients[0].until(lambda s: s["phase"] == "finished" or s["turn"] is not None)
+
+    def play_one(self) -> dict[str, Any]:
+        state = self.latest()
+        seat = state["turn"]
+        mover = self.clients[seat]
+        mine = mover.until(lambda s, v=self.clients[0].version: mover.version >= v)
+        card = self.rng.choice(mine["you"]["legal"])
+        mover.send({"type": "play", "card": card})
+        self.log.setdefault(state["deal"], []).append((seat, card))
+        before = progress(state)
+        return self.clients[0].until(lambda s: progress(s) > before and (
+            s["phase"] == "finished" or s["turn"] is not None))
+
+    def sync_all(self) -> list[dict[str, Any]]:
+        version = self.clients[0].version
+        return [client.until(lambda s, c=client: c.version >= version) for client in self.clients]
+
+    def reconnect(self) -> None:
+        self.clients = [Client(self.server, self.code, token) for token in self.tokens]
+
+
+def test_a_match_interrupted_by_kill_9_finishes_after_a_restart(make_server, empty_url):
+    server = make_server(empty_url)
+    code, tokens = open_table(server, ["Ana", "Ben", "Cy"])
+    other_code, other_tokens = open_table(server, ["Dag", "Eva"])
+    table = Table(server, code, tokens, seed=11)
+    table.clients[0].send({"type": "start"})
+    state = table.latest()
+    while not (state["deal"] >= 2 and len(state["trick"]) == 1):  # into the second deal, mid-trick
+        state = table.play_one()
+    seen = [comparable(state) for state in table.sync_all()]
+    assert seen[state["turn"]]["you"]["legal"]
+
+    server.kill()
+    server.start()
+
+    table.reconnect()
+    assert [comparable(client.state) for client in table.clients] == seen
+    lobby = Client(server, other_code, other_tokens[0]).state
+    assert [seat["name"] for seat in lobby["seats"]] == ["Dag", "Eva"] and lobby["phase"] == "lobby"
+
+    while state["phase"] != "finished":
+        state = table.play_one()
+    final = table.sync_all()[0]
+    record = server.get(f"/api/matches/{final['match_id']}/record").json()
+    match = replay(record)
+    assert match.finished and list(match.winners) == final["winners"]
+    assert list(match.scores) == [seat["score"] for seat in final["seats"]]
+    # The stored record is what the players saw: every card, in order, from the seat that played it.
+    assert [deal["plays"] for deal in record["deals"]] == [
+        [card for _, card in table.log[number]] for number in sorted(table.log)]
+    for deal, number in zip(record["deals"], sorted(table.log)):
+        for seat, hand in enumerate(deal["hands"]):
+            assert sorted(hand) == sorted(card for player, card in table.log[number] if player == seat)
+    listed = server.get("/api/matches").json()
+    assert final["match_id"] in [item["id"] for item in listed["matches"]]
+
+
+def test_a_restarted_server_keeps_seats_and_refuses_strangers(make_server, empty_url):
+    server = make_server(empty_url)
+    code, tokens = open_table(server, ["Ana", "Ben"])
+    server.kill()
+    server.start()
+    again = Client(server, code, tokens[1])
+    assert again.state["you"]["seat"] == 1
+    stranger = Client(server, code, None)
+    stranger.send({"type": "start"})
+    assert stranger.next_error()["code"] == "not_host"
