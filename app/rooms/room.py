@@ -528,9 +528,9 @@ class Room:
     def restored(self) -> None:
         """Resume after the room was rebuilt from storage: everyone gets the grace period again."""
         moment = self._clock()
-        for seat in self.seats:
-            if seat.token_hash is not None:
-                self._absent_since[seat.token_hash] = moment
+        for token_hash in {seat.token_hash for seat in self.seats} | {self.host}:
+            if token_hash is not None:
+                self._absent_since[token_hash] = moment
         self._changed()
 
     def close(self) -> None:
@@ -553,17 +553,20 @@ class Room:
             self._timer = asyncio.get_running_loop().create_task(self._run_timer(delay, action))
 
     def _next_due(self) -> tuple[float, Callable[[], Awaitable[bool]]] | None:
-        """The next timed action: a retry, the next deal, a card played for someone, or an away mark."""
+        """The next timed action: a retry, the next deal, a card played for someone, an away
+        mark, or hosting passed on from a host who left."""
         if self._finish_pending:
             return RETRY_SECONDS, self._retry_finish
-        if self.match is None or self.match.finished:
-            return None
-        if self.match.needs_deal:
-            return self.timing.deal_pause, self.deal_next
-        due = self._turn_due()
-        wait = due.delay if due is not None else float("inf")
-        wait = min(wait, self._next_away_mark())
-        return (wait, self._auto_play) if wait != float("inf") else None
+        candidates: list[tuple[float, Callable[[], Awaitable[bool]]]] = []
+        if self.phase == "playing" and self.match.needs_deal:
+            candidates.append((self.timing.deal_pause, self.deal_next))
+        elif self.phase == "playing":
+            due = self._turn_due()
+            wait = min(due.delay if due is not None else float("inf"), self._next_away_mark())
+            candidates.append((wait, self._auto_play))
+        candidates.append((self._host_handover_wait(), self._hand_over_host))
+        delay, action = min(candidates, key=lambda candidate: candidate[0])
+        return None if delay == float("inf") else (delay, action)
 
     def _next_away_mark(self) -> float:
         """Seconds until someone absent passes the grace period and is shown as away."""
@@ -573,6 +576,35 @@ class Room:
                  for index, seat in enumerate(self.seats)
                  if seat.token_hash in self._absent_since and index not in connected and index not in self._away]
         return max(0.0, min(waits)) if waits else float("inf")
+
+    def _host_handover_wait(self) -> float:
+        """Seconds until a host who has been gone for the grace period hands over to someone present.
+
+        Infinite while the host is connected, or nobody seated is there to take over.
+        """
+        if self.host is None or any(conn.token_hash == self.host for conn in self.connections):
+            return float("inf")
+        connected = self.connected_seats()
+        if not any(index in connected for index, seat in enumerate(self.seats) if not seat.is_bot):
+            return float("inf")
+        gone = self._clock() - self._absent_since.get(self.host, self._clock())
+        return max(0.0, self.timing.away_grace - gone)
+
+    async def _hand_over_host(self) -> bool:
+        """Make the first connected seated person host, if the host is still gone (see above)."""
+        async with self.lock:
+            if self._host_handover_wait() > 0:
+                return True
+            connected = self.connected_seats()
+            heir = next(seat.token_hash for index, seat in enumerate(self.seats)
+                        if not seat.is_bot and index in connected)
+            try:
+                await self._save_room(host=heir)
+            except RoomError:
+                return False
+            self.host = heir
+            self._changed()
+            return True
 
     async def _run_timer(self, delay: float, action: Callable[[], Awaitable[bool]]) -> None:
         while not self.closed:

@@ -131,3 +131,15 @@ def test_the_host_can_hand_a_seat_to_a_bot_during_a_match(client):
         if state["turn"] == 0:
             ana.send({"type": "play", "card": rng.choice(state["you"]["legal"])})
         state = ana.next_state()
+
+
+def test_hosting_passes_on_when_the_host_is_gone_for_the_grace_period(make_client):
+    client = make_client(away_grace_seconds=0.2)
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    assert ben.state["you"]["host"] is False
+    ana.close()
+    state = ben.until(lambda s: s["you"]["host"])
+    assert state["host"] == 1
+    ben.send({"type": "add_bot", "strength": "easy"})
+    assert len(ben.until(lambda s: len(s["seats"]) == 3)["seats"]) == 3
