@@ -111,6 +111,7 @@ class Room:
         self._away: frozenset[int] = frozenset()
         self._timer: asyncio.Task[None] | None = None
         self._finish_pending = False
+        self._next_deal: tuple[Match, Match] | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -378,7 +379,10 @@ class Room:
         async with self.lock:
             if self.match is None or not self.match.needs_deal:
                 return True
-            match, _ = deal_cards(self.match, self._rng)
+            # A retry stores the same deal: the first attempt may have reached the database.
+            if self._next_deal is None or self._next_deal[0] is not self.match:
+                self._next_deal = (self.match, deal_cards(self.match, self._rng)[0])
+            match = self._next_deal[1]
             try:
                 await self._store.record_deal(match_id=self.match_id, deal=match.deals_completed,
                                               dealer=match.deal.dealer, hands=_hands_of(match))
