@@ -6,6 +6,7 @@ which sends the regions of ``room.html`` that changed for that viewer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Form, Request, WebSocket
@@ -69,9 +70,11 @@ async def create_room_form(request: Request, registry: RegistryDep) -> Response:
     return response
 
 
-def _viewer_seat(request: Request, room: Room) -> int | None:
+def _viewer_view(request: Request, room: Room) -> RoomView:
+    """The room as the visitor whose cookie came with the request sees it."""
     token = request.cookies.get(cookie_name(room.code))
-    return room.seat_of(hash_token(token)) if token else None
+    token_hash = hash_token(token) if token else None
+    return room_view(room, room.seat_of(token_hash), host=room.is_host(token_hash))
 
 
 def _page_context(request: Request, room: Room, settings: Any, view: RoomView, error: str | None = None) -> dict[str, Any]:
@@ -80,6 +83,7 @@ def _page_context(request: Request, room: Room, settings: Any, view: RoomView, e
         "ws_path": request.app.url_path_for("room_socket", code=room.code),
         "room_url": f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}",
         "error": error,
+        **live_context(request.app.url_path_for, settings.deal_pause_seconds),
     }
 
 
@@ -91,7 +95,7 @@ async def room_page(code: str, request: Request, registry: RegistryDep, settings
         return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
     if room.code != code:
         return RedirectResponse(request.url_for("room_page", code=room.code), status_code=308)
-    view = room_view(room, _viewer_seat(request, room))
+    view = _viewer_view(request, room)
     return templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
 
 
@@ -105,7 +109,7 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
     try:
         _, token = await room.join(name)
     except RoomError as error:
-        view = room_view(room, _viewer_seat(request, room))
+        view = _viewer_view(request, room)
         return templates.TemplateResponse(request, "room.html",
                                           _page_context(request, room, settings, view, error.message),
                                           status_code=error.status)
@@ -120,6 +124,11 @@ async def rules_page(request: Request) -> Response:
     return templates.TemplateResponse(request, "rules.html", {})
 
 
+def live_context(path_for: Callable[..., Any], deal_pause: float) -> dict[str, Any]:
+    """What the live regions need besides the view: ``path_for`` (route name → path) and the deal pause."""
+    return {"path_for": lambda name, **params: str(path_for(name, **params)), "deal_pause": deal_pause}
+
+
 class PageRenderer:
     """Renders a viewer's live regions and sends only those that changed for one connection."""
 
@@ -127,9 +136,13 @@ class PageRenderer:
         self.sent: dict[str, str] = {}
 
     @staticmethod
-    def regions(view: RoomView) -> dict[str, str]:
-        """Every live region of the table page for ``view``, by element id."""
-        return {name: render_blocks("room.html", [name], {"view": view}) for name in LIVE_REGIONS}
+    def regions(view: RoomView, context: dict[str, Any]) -> dict[str, str]:
+        """Every live region of the table page for ``view``, by element id.
+
+        ``context`` is :func:`live_context` (links and the deal pause).
+        """
+        values = {**context, "view": view}
+        return {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
 
     def encode(self, regions: dict[str, str]) -> str | None:
         """The regions that differ from what this connection last got, or ``None``."""
@@ -165,6 +178,7 @@ async def room_socket(websocket: WebSocket, code: str, registry: RegistryDep, se
         await websocket.close(code=CLOSE_NO_ROOM)
         return
     renderer = PageRenderer()
+    context = live_context(websocket.app.url_path_for, settings.deal_pause_seconds)
     await serve(websocket, room, settings, player_token_hash(websocket, room),
-                render=lambda view: PageRenderer.regions(view), render_error=page_error, kind="html",
+                render=lambda view: PageRenderer.regions(view, context), render_error=page_error, kind="html",
                 encode=renderer.encode, translate=translate_page_message)

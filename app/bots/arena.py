@@ -193,15 +193,15 @@ def print_arena(summary: dict[str, Any], out: TextIO) -> None:
     print(f"{summary['matches']} matches, seats {','.join(summary['seats'])} (rotating), rules {rules}, "
           f"seed {summary['seed']}, hard budget {summary['budget_s']} s{worlds}", file=out)
     rows = [("strength", "seats", "win rate (95% CI)", "penalty/deal (95% CI)",
-             "ms per decision: mean, p95", "with a choice: median, p95")]
+             "ms per decision: mean, median, p95", "with a choice: mean, median, p95")]
     for name, stats in summary["strategies"].items():
         win, pen = stats["win_rate"], stats["penalty_per_deal"]
         every, choice = stats["decision_ms"], stats["choice_ms"]
         rows.append((name, str(stats["seats"]),
                      f"{win['mean']:.1%} ({win['low']:.1%} to {win['high']:.1%})",
                      f"{pen['mean']:.2f} ({pen['low']:.2f} to {pen['high']:.2f})",
-                     f"{every['mean']:.2f}, {every['p95']:.2f}",
-                     f"{choice['median']:.2f}, {choice['p95']:.2f}"))
+                     f"{every['mean']:.2f}, {every['median']:.2f}, {every['p95']:.2f}",
+                     f"{choice['mean']:.2f}, {choice['median']:.2f}, {choice['p95']:.2f}"))
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip(), file=out)

@@ -47,8 +47,11 @@ class Connection:
         self._close = close
         self._outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
         self.dropped = False
-        self.overflowed = False
+        # 1000 when it ends normally; 1013 "try again later" and 1011 "server error" invite the
+        # browser to reconnect and resync.
+        self.close_code = 1000
         self._sender: asyncio.Task[None] | None = None
+        self._sending = False
 
     @property
     def is_player(self) -> bool:
@@ -64,19 +67,16 @@ class Connection:
     def offer(self, text: str) -> bool:
         """Queue ``text`` for sending without waiting.
 
-        Returns ``False`` (and marks the connection dropped, to be closed by
-        its sender) when the outbox is full: the client stopped reading.
+        Returns ``False`` (and drops the connection, whose socket is then
+        closed with 1013) when the outbox is full: the client stopped reading.
         """
         if self.dropped:
             return False
         try:
             self._outbox.put_nowait(text)
         except asyncio.QueueFull:
-            self.dropped = self.overflowed = True
             log.info("dropping a %s connection that stopped reading", self.kind)
-            # Its sender may be stuck in a send that never completes: stop it, which closes the socket.
-            if self._sender is not None:
-                self._sender.cancel()
+            self._stop(1013)
             return False
         return True
 
@@ -84,17 +84,23 @@ class Connection:
         """Queue a refused action's error for this connection only."""
         self.offer(self.render_error(code, message))
 
-    def finish(self) -> None:
-        """Ask the sender to stop after what is queued (used when the socket is closing)."""
-        self.dropped = True
-        self._wake()
+    def abort(self) -> None:
+        """Drop the connection now (e.g. its state could not be rendered); the socket closes with 1011."""
+        self._stop(1011)
 
-    def _wake(self) -> None:
+    def finish(self) -> None:
+        """Stop sending and close the socket (it is closing anyway, or the room is going away)."""
+        self._stop(self.close_code)
+
+    def _stop(self, close_code: int) -> None:
+        self.dropped, self.close_code = True, close_code
+        if self._sending and self._sender is not None:
+            self._sender.cancel()  # stuck in a send that may never complete
+            return
         try:
-            self._outbox.put_nowait(None)
+            self._outbox.put_nowait(None)  # wake the sender
         except asyncio.QueueFull:
-            # The sender will see ``dropped`` once it gets to run.
-            pass
+            pass  # the sender finds a message waiting, then sees ``dropped``
 
     def start(self) -> asyncio.Task[None]:
         """Start the task that writes queued frames to the socket; returns it."""
@@ -108,7 +114,9 @@ class Connection:
                 text = await self._outbox.get()
                 if text is None or self.dropped:
                     break
+                self._sending = True
                 await self._send(text)
+                self._sending = False
         except asyncio.CancelledError:
             pass  # dropped while a send was stuck
         except Exception as error:  # a broken socket ends this connection only
@@ -116,7 +124,6 @@ class Connection:
         finally:
             self.dropped = True
             try:
-                # 1013 "try again later" invites the browser to reconnect and resync.
-                await self._close(1013 if self.overflowed else 1000)
+                await self._close(self.close_code)
             except Exception as error:
                 log.debug("close failed: %r", error)

@@ -518,14 +518,22 @@ class Room:
                 self._offer(conn, rendered)
 
     def _offer(self, conn: Connection, rendered: dict[tuple[int | None, bool, str], Any]) -> None:
+        """Render the state for ``conn`` (once per kind of viewer) and queue it.
+
+        A connection whose rendering fails is dropped alone; the others still get the state.
+        """
         from app.rooms.views import room_view
 
         seat = self.seat_of(conn.token_hash)
         host = self.is_host(conn.token_hash)
         key = (seat, host, conn.kind)
-        if key not in rendered:
-            rendered[key] = conn.render(room_view(self, seat, host=host))
-        conn.deliver(rendered[key])
+        try:
+            if key not in rendered:
+                rendered[key] = conn.render(room_view(self, seat, host=host))
+            conn.deliver(rendered[key])
+        except Exception:
+            log.exception("room %s: could not render the state for a %s connection", self.code, conn.kind)
+            conn.abort()
 
     # ------------------------------------------------------------------ life cycle and timer
 
@@ -563,7 +571,9 @@ class Room:
             return RETRY_SECONDS, self._retry_finish
         candidates: list[tuple[float, Callable[[], Awaitable[bool]]]] = []
         if self.phase == "playing" and self.match.needs_deal:
-            candidates.append((self.timing.deal_pause, self.deal_next))
+            # The pause runs from the end of the deal, whatever happens meanwhile.
+            waited = self._clock() - self._turn_started
+            candidates.append((max(0.0, self.timing.deal_pause - waited), self.deal_next))
         elif self.phase == "playing":
             due = self._turn_due()
             wait = min(due.delay if due is not None else float("inf"), self._next_away_mark())

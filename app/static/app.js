@@ -1,5 +1,6 @@
 // The table page's small behaviours around htmx: reconnecting quickly, showing
-// the connection state, copying the room link, and explaining unplayable cards.
+// the connection state, copying the room link, explaining unplayable cards,
+// keeping keyboard focus in the hand and marking cards that just arrived.
 (function () {
   "use strict";
 
@@ -10,11 +11,15 @@
     };
   }
 
-  function flash(message) {
+  var baseTitle = document.title;
+  var socket = null;
+  var before = null;
+
+  function flash(message, kind) {
     var box = document.getElementById("flash");
     if (!box) return;
     box.textContent = message;
-    box.classList.toggle("error", !!message);
+    box.classList.toggle("error", !!message && kind !== "info");
   }
 
   function setConnection(text, state) {
@@ -24,7 +29,20 @@
     box.dataset.state = state;
   }
 
-  var socket = null;
+  function cardKeys() {
+    var keys = {};
+    document.querySelectorAll("#trick .trick-cards [data-card], #seats .played [data-card]").forEach(function (el) {
+      keys[el.dataset.card] = true;
+    });
+    return keys;
+  }
+
+  function showTurnInTitle() {
+    var status = document.getElementById("status");
+    if (!status) return;
+    var mine = status.dataset.phase === "playing" && status.dataset.turn !== "" && status.dataset.turn === status.dataset.you;
+    document.title = (mine ? "● Your turn · " : "") + baseTitle;
+  }
 
   document.addEventListener("htmx:wsOpen", function (event) {
     socket = event.detail.socketWrapper;
@@ -36,10 +54,39 @@
   document.addEventListener("htmx:wsConnecting", function () {
     setConnection("connecting…", "connecting");
   });
-  document.addEventListener("htmx:wsBeforeSend", function () {
+  document.addEventListener("htmx:wsBeforeSend", function (event) {
     flash("");
+    var sent = event.target.closest && event.target.closest(".card-button");
+    if (sent) sent.classList.add("sent");
   });
-  // After the network comes back, do not wait for the socket to notice it died.
+
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    var focused = document.activeElement;
+    var buttons = Array.prototype.slice.call(document.querySelectorAll("#hand .card-button"));
+    before = { cards: cardKeys(), handFocus: buttons.indexOf(focused) };
+  });
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    // Whatever came back (the new table or a refusal), a card is no longer on its way.
+    document.querySelectorAll("#hand .card-button.sent").forEach(function (el) { el.classList.remove("sent"); });
+    if (before) {
+      document.querySelectorAll("#trick .trick-cards [data-card], #seats .played [data-card]").forEach(function (el) {
+        if (!before.cards[el.dataset.card]) el.classList.add("fresh");
+      });
+      // A played card leaves the hand: keep the keyboard in the hand, on the card that took its place.
+      if (before.handFocus >= 0 && (!document.activeElement || document.activeElement === document.body)) {
+        var buttons = document.querySelectorAll("#hand .card-button");
+        if (buttons.length) buttons[Math.min(before.handFocus, buttons.length - 1)].focus();
+      }
+      before = null;
+    }
+    showTurnInTitle();
+  });
+
+  // Without a network the socket may look open for a long time: say so, and once the
+  // network is back start a fresh connection, which brings the whole table again.
+  window.addEventListener("offline", function () {
+    setConnection("offline", "closed");
+  });
   window.addEventListener("online", function () {
     if (socket) socket.reconnect();
   });
@@ -48,15 +95,21 @@
     var copy = event.target.closest(".copy-link");
     if (copy) {
       var url = copy.dataset.url;
-      var done = function () { copy.textContent = "Copied!"; setTimeout(function () { copy.textContent = "Copy link"; }, 2000); };
+      var done = function () {
+        copy.textContent = "Copied!";
+        setTimeout(function () { copy.textContent = "Copy link"; }, 2000);
+      };
+      var ask = function () { window.prompt("Copy this link and send it to the other players:", url); };
       if (navigator.clipboard && window.isSecureContext) {
-        navigator.clipboard.writeText(url).then(done, function () { window.prompt("Copy this link:", url); });
+        navigator.clipboard.writeText(url).then(done, ask);
       } else {
-        window.prompt("Copy this link:", url);
+        ask();
       }
       return;
     }
     var card = event.target.closest(".card-button[aria-disabled='true']");
-    if (card) flash(card.dataset.reason || "You cannot play this card now.");
+    if (card) flash(card.dataset.reason || "You cannot play this card now.", "info");
   });
+
+  showTurnInTitle();
 })();

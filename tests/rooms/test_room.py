@@ -139,3 +139,43 @@ async def test_the_next_deal_comes_after_the_pause(store):
     await asyncio.sleep(0.2)
     assert room.match.finished or room.match.deal.turn is not None
     room.close()
+
+
+async def test_comings_and_goings_do_not_delay_the_next_deal(store):
+    room = Room(code="ROOM5", rules=Rules(hand_size=3), store=store, timing=Timing(deal_pause=0.3))
+    _, ana = await room.join("Ana")
+    await room.join("Ben")
+    await room.start(hash_token(ana))
+    while not room.match.needs_deal:
+        seat = room.match.turn
+        await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
+    ended = asyncio.get_running_loop().time()
+    while room.match.needs_deal and not room.match.finished:
+        conn = connect(room, Socket())
+        await room.attach(conn)
+        await asyncio.sleep(0.05)
+        await room.detach(conn)
+        assert asyncio.get_running_loop().time() - ended < 1.0, "the pause started over"
+    room.close()
+
+
+async def test_a_connection_that_cannot_be_rendered_is_dropped_alone(store):
+    room = Room(code="ROOM6", rules=Rules(), store=store)
+    await room.join("Ana")
+    good_socket, bad_socket = Socket(), Socket()
+
+    def broken(view):
+        raise RuntimeError("template error")
+
+    good = connect(room, good_socket)
+    bad = Connection(token_hash=None, render=broken, render_error=lambda c, m: c, send=bad_socket.send,
+                     close=bad_socket.close, queue_size=4, kind="broken")
+    tasks = [good.start(), bad.start()]
+    await room.attach(good)
+    await room.attach(bad)
+    await room.join("Ben")
+    await asyncio.sleep(0.01)
+    assert bad.dropped and bad_socket.closed_with == 1011
+    assert good_socket.frames[-1] == f"v{room.version}" and not good.dropped
+    good.finish()
+    await asyncio.gather(*tasks)

@@ -1,0 +1,177 @@
+"""Browser tests: headless Chromium, driven by Playwright, against a live ``cucumber serve``.
+
+The pages load htmx from a CDN; here those URLs are answered from the npm copy
+in ``tests/e2e/node_modules`` (run ``npm install`` in this folder), byte for
+byte, so Chromium still checks the pages' SRI hashes. Without that copy or
+without Chromium the tests are skipped, or fail when ``CUCUMBER_REQUIRE_E2E=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.helpers import (
+    CHROMIUM_ARGS,
+    NODE_MODULES,
+    SCREENSHOTS,
+    LiveServer,
+    Tab,
+    cdn_packages,
+    missing_cdn_copies,
+)
+
+CHROMIUM = Path(os.environ.get("CUCUMBER_CHROMIUM", "/usr/bin/chromium"))
+DEAL_PAUSE_SECONDS = 0.3
+
+
+def _unavailable_reason() -> str | None:
+    """Why the browser tests cannot run here, or ``None``."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (pip install -e '.[test]')"
+    if not CHROMIUM.exists():
+        return f"Chromium is not installed at {CHROMIUM} (set CUCUMBER_CHROMIUM to another path)"
+    missing = missing_cdn_copies()
+    if missing:
+        return (f"the npm copy of the pages' scripts is missing ({'; '.join(missing)}): "
+                f"run `npm install` in {NODE_MODULES.parent}")
+    return None
+
+
+@pytest.fixture(scope="session")
+def e2e_ready() -> None:
+    """Skip the browser tests when their tools are missing; fail instead when CI requires them."""
+    reason = _unavailable_reason()
+    if reason is None:
+        return
+    if os.environ.get("CUCUMBER_REQUIRE_E2E") == "1":
+        pytest.fail(f"{reason} (CUCUMBER_REQUIRE_E2E=1)", pytrace=False)
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _server_command() -> list[str]:
+    script = Path(sys.executable).with_name("cucumber")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("cucumber")
+    return [found] if found else [sys.executable, "-m", "app"]
+
+
+def start_server(folder: Path, *, deal_pause: float) -> tuple[subprocess.Popen[bytes], LiveServer]:
+    """Run ``cucumber serve`` on a free port with a fresh SQLite database in ``folder``.
+
+    Returns the process and a handle on it once ``/healthz`` answers; raises
+    ``RuntimeError`` with the server's log if it does not start in 30 s.
+    """
+    port = _free_port()
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith("CUCUMBER_") and key != "DATABASE_URL"}
+    env.update({
+        "CUCUMBER_DATABASE_URL": f"sqlite:///{folder / 'e2e.db'}",
+        "CUCUMBER_DEAL_PAUSE_SECONDS": str(deal_pause),
+        "CUCUMBER_BOT_DELAY_SECONDS": "0.05",
+        "CUCUMBER_AWAY_GRACE_SECONDS": "600",
+        "CUCUMBER_LOG_LEVEL": "warning",
+        "PYTHONUNBUFFERED": "1",
+    })
+    log_path = folder / "server.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen([*_server_command(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+                                   cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = LiveServer(f"http://127.0.0.1:{port}", log_path)
+    deadline = time.monotonic() + 30
+    while not server.is_healthy():
+        if process.poll() is not None or time.monotonic() > deadline:
+            _stop(process)
+            raise RuntimeError(f"cucumber serve did not start:\n{server.log_text()}")
+        time.sleep(0.1)
+    return process, server
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+
+@pytest.fixture(scope="session")
+def server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One live server for the whole run, with a short pause between deals."""
+    process, live = start_server(tmp_path_factory.mktemp("server"), deal_pause=DEAL_PAUSE_SECONDS)
+    try:
+        yield live
+    finally:
+        _stop(process)
+
+
+@pytest.fixture(scope="session")
+def slow_server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A live server whose pause between deals is long enough to look at the deal summary."""
+    process, live = start_server(tmp_path_factory.mktemp("slow-server"), deal_pause=2.5)
+    try:
+        yield live
+    finally:
+        _stop(process)
+
+
+@pytest.fixture(scope="session")
+def browser(e2e_ready: None) -> Iterator[Any]:
+    """Headless Chromium, shared by every test of the run."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def open_tab(browser: Any, server: LiveServer) -> Iterator[Callable[..., Tab]]:
+    """Open a page in a new browser context (its own cookies: one person each).
+
+    ``open_tab(label, server=…, **context_options)``; every context is closed
+    after the test. The CDN is answered from the npm copy; any other request
+    that leaves the server is refused and recorded on the tab.
+    """
+    contexts: list[Any] = []
+    packages = cdn_packages()
+
+    def open_(label: str, *, live: LiveServer | None = None, **options: Any) -> Tab:
+        context = browser.new_context(**options)
+        contexts.append(context)
+        return Tab.open(context, label, live or server, packages)
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    """The folder screenshots are written to for review (ignored by git)."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    return SCREENSHOTS

@@ -1,0 +1,496 @@
+"""Helpers for the browser tests: the live server's HTTP API, a browser tab, players over the protocol.
+
+A :class:`Tab` reads the room page the way a person sees it (cards by their
+``data-card`` codes) and records what went wrong in the browser: console
+errors, failed requests, dialogs and requests that tried to leave the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.rendering import HTMX_URL, HTMX_WS_URL
+
+E2E = Path(__file__).resolve().parent
+NODE_MODULES = E2E / "node_modules"
+SCREENSHOTS = E2E / "screenshots"
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+CDN_URL = re.compile(r"^https://cdn\.jsdelivr\.net/npm/((?:@[^/]+/)?[^@/]+)@([^/]+)/(.+)$")
+PAGE_SCRIPTS = (HTMX_URL, HTMX_WS_URL)
+"""The CDN files the pages load; the npm copy must hold exactly these versions."""
+
+RANKS = "23456789TJQKA"
+WAIT_MS = 10_000
+
+
+# ---------------------------------------------------------------- the CDN copy
+
+def _installed_version(package: str) -> str | None:
+    try:
+        return json.loads((NODE_MODULES / package / "package.json").read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def missing_cdn_copies() -> list[str]:
+    """What is missing from ``node_modules`` to answer the pages' CDN URLs (empty when nothing is)."""
+    problems = []
+    for url in PAGE_SCRIPTS:
+        package, version, path = CDN_URL.match(url).groups()  # type: ignore[union-attr]
+        installed = _installed_version(package)
+        if installed is None:
+            problems.append(f"{package} is not installed")
+        elif installed != version:
+            problems.append(f"{package} {installed} is installed but the pages load {version}")
+        elif not (NODE_MODULES / package / path).is_file():
+            problems.append(f"{package}/{path} is missing")
+    return problems
+
+
+def cdn_packages() -> dict[str, str]:
+    """Installed package name → version, for the packages the pages load from the CDN."""
+    packages = {}
+    for url in PAGE_SCRIPTS:
+        package = CDN_URL.match(url).group(1)  # type: ignore[union-attr]
+        version = _installed_version(package)
+        if version is not None:
+            packages[package] = version
+    return packages
+
+
+# ---------------------------------------------------------------- the server
+
+@dataclass
+class LiveServer:
+    """A running ``cucumber serve``: its base URL and log, and its JSON API."""
+
+    url: str
+    log_path: Path
+
+    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """``(status, decoded JSON body)`` of one request."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            with error:
+                return error.code, json.loads(error.read() or b"null")
+
+    def get(self, path: str) -> Any:
+        """The JSON of a ``GET`` that must succeed."""
+        status, body = self.request("GET", path)
+        assert status == 200, f"GET {path} → {status} {body}"
+        return body
+
+    def post(self, path: str, body: Any) -> Any:
+        """The JSON of a ``POST`` that must succeed."""
+        status, answer = self.request("POST", path, body)
+        assert status in (200, 201), f"POST {path} → {status} {answer}"
+        return answer
+
+    def room(self, code: str) -> dict[str, Any]:
+        """``{"version", "state"}``: the room as a spectator sees it."""
+        return self.get(f"/api/rooms/{code}")
+
+    def wait_room(self, code: str, until: Callable[[dict[str, Any]], bool], timeout: float = 10) -> dict[str, Any]:
+        """Poll the room until ``until(answer)`` holds; the answer is ``{"version", "state"}``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            answer = self.room(code)
+            if until(answer):
+                return answer
+            if time.monotonic() > deadline:
+                raise AssertionError(f"room {code} never got there; last state: {answer}")
+            time.sleep(0.02)
+
+    def ws_url(self, path: str) -> str:
+        """The ``ws://`` URL of a path on this server."""
+        return "ws" + self.url.removeprefix("http") + path
+
+    def is_healthy(self) -> bool:
+        """Whether ``/healthz`` answers 200."""
+        try:
+            return self.request("GET", "/healthz")[0] == 200
+        except OSError:
+            return False
+
+    def log_text(self) -> str:
+        """Everything the server wrote so far."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+# ---------------------------------------------------------------- the rules, independently
+
+def rank(code: str) -> int:
+    """The rank of a card code, 0 for a two up to 12 for an ace."""
+    return RANKS.index(code[0])
+
+
+def expected_legal(hand: list[str], trick: list[str]) -> set[str]:
+    """The cards of ``hand`` that may follow ``trick`` under the house rules (RULES.md §2.4).
+
+    The leader plays anything; a follower a card at least as high as the
+    highest in the trick, or any card of their lowest rank.
+    """
+    if not trick:
+        return set(hand)
+    top = max(rank(card) for card in trick)
+    lowest = min(rank(card) for card in hand)
+    return {card for card in hand if rank(card) >= top or rank(card) == lowest}
+
+
+RANK_WORDS = dict(zip(RANKS, ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
+                              "Jack", "Queen", "King", "Ace"), strict=True))
+SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+
+def card_words(code: str) -> str:
+    """A card's name as people say it: ``"9H"`` → ``"Nine of hearts"``."""
+    return f"{RANK_WORDS[code[0]]} of {SUIT_WORDS[code[1]]}"
+
+
+# ---------------------------------------------------------------- a browser tab
+
+SNAPSHOT_JS = """() => {
+  const cards = (root, sel) => root ? [...root.querySelectorAll(sel)].map(e => e.dataset.card) : [];
+  const status = document.getElementById('status');
+  const hand = [...document.querySelectorAll('#hand .card-button')].map(b => ({
+    card: b.dataset.card,
+    playable: b.getAttribute('aria-disabled') !== 'true' && !b.disabled,
+    label: b.getAttribute('aria-label'),
+    reason: b.dataset.reason || null,
+  }));
+  const played = {};
+  for (const seat of document.querySelectorAll('#seats [data-seat]')) {
+    played[seat.dataset.seat] = cards(seat.querySelector('.played'), '.card[data-card]');
+  }
+  return {
+    version: status ? +status.dataset.version : null,
+    phase: status ? status.dataset.phase : null,
+    turn: status && status.dataset.turn !== undefined && status.dataset.turn !== '' ? +status.dataset.turn : null,
+    hand,
+    trick: [...document.querySelectorAll('#trick .trick-cards .card[data-card]')].map(
+      e => ({seat: +e.closest('[data-seat]').dataset.seat, card: e.dataset.card})),
+    played,
+    flash: (document.getElementById('flash') || {}).textContent?.trim() || '',
+    connection: (document.getElementById('connection') || {dataset: {}}).dataset.state || null,
+  };
+}"""
+
+
+@dataclass
+class Tab:
+    """One person's browser page, and what went wrong in it."""
+
+    context: Any = field(repr=False)
+    page: Any = field(repr=False)
+    label: str
+    server: LiveServer = field(repr=False)
+    console_errors: list[str] = field(default_factory=list, repr=False)
+    page_errors: list[str] = field(default_factory=list, repr=False)
+    failed_requests: list[str] = field(default_factory=list, repr=False)
+    refused_requests: list[str] = field(default_factory=list, repr=False)
+    cdn_served: list[str] = field(default_factory=list, repr=False)
+    dialogs: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
+    frames: list[str] = field(default_factory=list, repr=False)
+    sockets_opened: int = 0
+
+    @classmethod
+    def open(cls, context: Any, label: str, server: LiveServer, packages: dict[str, str]) -> Tab:
+        """A new page in ``context`` with the CDN answered from ``packages`` and everything recorded."""
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        tab = cls(context, page, label, server)
+        own = server.url + "/"
+        context.route(lambda url: not url.startswith(own), lambda route: tab._answer_outside(route, packages))
+        page.on("console", lambda message: message.type == "error" and tab.console_errors.append(message.text))
+        page.on("pageerror", lambda error: tab.page_errors.append(str(error)))
+        page.on("requestfailed", lambda request: tab._request_failed(request))
+        page.on("response", lambda response: response.status >= 400 and tab.failed_requests.append(
+            f"{response.status} {response.request.method} {response.url}"))
+        page.on("dialog", tab._dialog)
+        page.on("websocket", tab._socket_opened)
+        return tab
+
+    def _answer_outside(self, route: Any, packages: dict[str, str]) -> None:
+        url = route.request.url.split("?", 1)[0].split("#", 1)[0]
+        found = CDN_URL.match(url)
+        if found:
+            package, version, path = found.groups()
+            base = (NODE_MODULES / package).resolve()
+            file = (base / path).resolve()
+            if packages.get(package) == version and base in file.parents and file.is_file():
+                self.cdn_served.append(url)
+                route.fulfill(status=200, body=file.read_bytes(), headers={
+                    "Content-Type": "application/javascript; charset=utf-8",
+                    "Access-Control-Allow-Origin": "*",
+                })
+                return
+        self.refused_requests.append(route.request.url)
+        route.abort()
+
+    def _request_failed(self, request: Any) -> None:
+        if request.url not in self.refused_requests:
+            self.failed_requests.append(f"{request.method} {request.url}: {request.failure}")
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append((dialog.type, dialog.message, dialog.default_value))
+        dialog.dismiss()
+
+    def _socket_opened(self, socket: Any) -> None:
+        self.sockets_opened += 1
+        socket.on("framereceived", self._frame)
+
+    def _frame(self, payload: str | bytes) -> None:
+        self.frames.append(payload if isinstance(payload, str) else payload.decode("utf-8", "replace"))
+
+    # ---- navigation and state
+
+    def goto(self, path_or_url: str) -> None:
+        """Open a path of the server (or a full URL) and wait for the page's live connection."""
+        url = path_or_url if path_or_url.startswith("http") else self.server.url + path_or_url
+        self.page.goto(url)
+        if self.page.locator("main#room").count():
+            self.wait_live()
+
+    def wait_live(self) -> None:
+        """Wait until the page's WebSocket is open; remember the element that holds it."""
+        self.page.wait_for_selector('#connection[data-state="open"]', state="attached")
+        self.page.evaluate("() => { window.roomAtStart = window.roomAtStart || document.querySelector('main#room'); }")
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table as the page shows it, read at one instant (see ``SNAPSHOT_JS``)."""
+        return self.page.evaluate(SNAPSHOT_JS)
+
+    def wait_version(self, version: int) -> None:
+        """Wait until the page shows room version ``version`` or later."""
+        self.page.wait_for_function(
+            "v => +(document.getElementById('status') || {dataset: {}}).dataset.version >= v", arg=version)
+
+    def card(self, code: str) -> Any:
+        """The locator of a card of the viewer's hand."""
+        return self.page.locator(f'#hand .card-button[data-card="{code}"]')
+
+    def problems(self) -> list[str]:
+        """Console errors, uncaught errors, failed and refused requests and dialogs, labelled."""
+        found = [f"console error: {text}" for text in self.console_errors]
+        found += [f"page error: {text}" for text in self.page_errors]
+        found += [f"failed request: {text}" for text in self.failed_requests]
+        found += [f"request outside the server: {url}" for url in self.refused_requests]
+        found += [f"dialog {kind}: {message}" for kind, message, _ in self.dialogs]
+        return [f"{self.label}: {line}" for line in found]
+
+
+def sync_pages(server: LiveServer, code: str, tabs: list[Tab], timeout: float = 10) -> dict[str, Any]:
+    """Wait until every tab shows the room's current version; returns that ``{"version", "state"}``.
+
+    Asks the server again whenever a tab has already moved past the answer.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = server.room(code)
+        for tab in tabs:
+            tab.wait_version(answer["version"])
+        if all(tab.snapshot()["version"] == answer["version"] for tab in tabs):
+            again = server.room(code)
+            if again["version"] == answer["version"]:
+                return answer
+        if time.monotonic() > deadline:
+            raise AssertionError(f"pages never settled on one version; server at {answer['version']}, "
+                                 f"pages at {[tab.snapshot()['version'] for tab in tabs]}")
+
+
+# ---------------------------------------------------------------- players over the JSON protocol
+
+class ProtocolPlayer:
+    """A seated player over the JSON protocol (docs/protocol.md), to fill seats quickly."""
+
+    def __init__(self, server: LiveServer, code: str, token: str) -> None:
+        from websockets.sync.client import connect
+
+        self._closing = contextlib.ExitStack()
+        self.socket = self._closing.enter_context(connect(server.ws_url(f"/api/rooms/{code}/ws"), open_timeout=10))
+        self.socket.send(json.dumps({"type": "hello", "token": token}))
+        self.state: dict[str, Any] = {}
+        self.version = 0
+        self.errors: list[dict[str, Any]] = []
+        self.receive(timeout=10)
+
+    def receive(self, timeout: float | None = 0.0) -> None:
+        """Read what arrived (waiting up to ``timeout`` seconds for the first message)."""
+        while True:
+            try:
+                frame = self.socket.recv(timeout=timeout)
+            except TimeoutError:
+                return
+            message = json.loads(frame)
+            if message["type"] == "state":
+                self.state, self.version = message["state"], message["version"]
+            elif message["type"] == "error":
+                self.errors.append(message)
+            timeout = 0.0
+
+    def wait(self, until: Callable[[dict[str, Any]], bool], timeout: float = 10) -> dict[str, Any]:
+        """Wait until the latest state satisfies ``until``; returns it."""
+        deadline = time.monotonic() + timeout
+        self.receive()
+        while not until(self.state):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"state never got there: {self.state}")
+            self.receive(timeout=max(0.01, deadline - time.monotonic()))
+        return self.state
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Send one protocol message."""
+        self.socket.send(json.dumps(message))
+
+    def play_lowest(self) -> str:
+        """Play the lowest legal card (it must be this player's turn); returns its code."""
+        card = self.state["you"]["legal"][0]
+        self.send({"type": "play", "card": card})
+        return card
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._closing.close()
+
+
+# ---------------------------------------------------------------- what every page must show
+
+UNNAMED_JS = """() => [...document.querySelectorAll('main button, main a[href], main [role=img]')]
+  .filter(e => !(e.getAttribute('aria-label') || e.textContent).trim())
+  .map(e => e.outerHTML.slice(0, 80))"""
+"""Buttons, links and pictures (cards, hearts, presence) in the room that a screen reader could not name."""
+
+
+def check_pages(answer: dict[str, Any], players: dict[int, Tab], spectators: list[Tab]) -> bool:
+    """Compare every page with the room's public state (a ``sync_pages`` answer, ``{"version", "state"}``).
+
+    Each player's page shows the server's trick, turn and played cards, as
+    many cards as the server says they hold, and exactly the legal ones
+    enabled (by the house rules, from the visible trick and hand) when it is
+    their turn, none otherwise; every card has an accessible name. A
+    spectator's page holds no hand at all, and no card that is in a hand.
+    Returns ``False``, checking nothing, when the room has moved on by itself
+    meanwhile (the next deal after the pause): sync again and retry.
+    """
+    state = answer["state"]
+    tabs = [*players.values(), *spectators]
+    shots = {tab.label: tab.snapshot() for tab in tabs}
+    spectator_html = {tab.label: tab.page.content() for tab in spectators}
+    if any(tab.snapshot()["version"] != answer["version"] for tab in tabs):
+        return False
+    trick = [(play["seat"], play["card"]) for play in state["trick"]]
+    held: set[str] = set()
+    for tab in tabs:
+        assert shots[tab.label]["version"] == answer["version"], tab.label
+        assert tab.page.evaluate(UNNAMED_JS) == [], tab.label
+        # The element holding the WebSocket is never swapped away.
+        assert tab.page.evaluate("() => document.querySelector('main#room') === window.roomAtStart"), tab.label
+    for seat, tab in players.items():
+        shot = shots[tab.label]
+        where = f"{tab.label} (seat {seat})"
+        assert shot["phase"] == state["phase"], where
+        assert shot["turn"] == state["turn"], where
+        assert [(play["seat"], play["card"]) for play in shot["trick"]] == trick, where
+        assert shot["played"] == {str(s["seat"]): s["played"] for s in state["seats"]}, where
+        hand = [held_card["card"] for held_card in shot["hand"]]
+        held.update(hand)
+        assert len(hand) == state["seats"][seat]["cards_left"], where
+        enabled = {held_card["card"] for held_card in shot["hand"] if held_card["playable"]}
+        if state["turn"] == seat:
+            assert enabled == expected_legal(hand, [card for _, card in trick]), (where, hand, trick)
+            assert enabled, where
+        else:
+            assert enabled == set(), where
+        for held_card in shot["hand"]:
+            words = card_words(held_card["card"])
+            if held_card["playable"]:
+                assert held_card["label"] == f"{words}, playable", where
+            else:
+                assert held_card["reason"], where
+                assert held_card["label"] == f"{words}, not playable: {held_card['reason']}", where
+    for tab in spectators:
+        shot = shots[tab.label]
+        assert shot["hand"] == [], tab.label
+        assert tab.page.locator("#hand .card, #hand button").count() == 0, tab.label
+        html = spectator_html[tab.label]
+        assert "card-button" not in html, tab.label
+        shown = set(re.findall(r'data-card="([2-9TJQKA][CDHS])"', html))
+        assert not shown & held, (tab.label, shown & held)
+        assert [(play["seat"], play["card"]) for play in shot["trick"]] == trick, tab.label
+    return True
+
+
+def play_with_keyboard(tab: Tab, card: str) -> None:
+    """Tab from the hand's heading to ``card`` and press Enter, as a keyboard user plays."""
+    tab.page.locator("#hand h2").click()
+    for _ in range(16):
+        tab.page.keyboard.press("Tab")
+        if tab.page.evaluate("() => document.activeElement && document.activeElement.dataset.card") == card:
+            break
+    else:
+        raise AssertionError(f"{tab.label}: Tab never reached {card}")
+    tab.page.keyboard.press("Enter")
+
+
+def standings_on_page(tab: Tab) -> list[tuple[int, str, int]]:
+    """The final standings table of a page: ``(place, name, points)`` rows in order."""
+    rows = tab.page.locator("#summary table.standings tbody tr")
+    found = []
+    for index in range(rows.count()):
+        cells = rows.nth(index).locator("td")
+        found.append((int(cells.nth(0).inner_text()), cells.nth(1).inner_text().replace("🏆", "").strip(),
+                      int(cells.nth(2).inner_text())))
+    return found
+
+
+def sign_in(tab: Tab, code: str, token: str) -> None:
+    """Give the tab's browser the player cookie of ``token`` for room ``code``, as joining would."""
+    tab.context.add_cookies([{"name": f"cucumber_{code}", "value": token, "url": tab.server.url}])
+
+
+def play_until(server: LiveServer, code: str, pages: dict[int, Tab], others: dict[int, ProtocolPlayer],
+               stop: Callable[[dict[str, Any]], bool], watchers: tuple[Tab, ...] = ()) -> dict[str, Any]:
+    """Play turn after turn until ``stop(answer)`` holds for the room; returns that answer.
+
+    A seat with a page plays its first playable card by clicking it; a seat
+    in ``others`` plays its lowest legal card over the protocol. Every page
+    is in sync with the answer ``stop`` sees.
+    """
+    while True:
+        answer = sync_pages(server, code, [*pages.values(), *watchers])
+        if stop(answer):
+            return answer
+        state = answer["state"]
+        assert state["phase"] == "playing", f"the match ended first: {state['phase']}"
+        turn = state["turn"]
+        if turn in pages:
+            pages[turn].page.locator("#hand .card-button.playable").first.click()
+        elif turn is not None:
+            player = others[turn]
+            player.wait(lambda now, who=player, seat=turn, seen=answer["version"]:
+                        who.version >= seen and now["turn"] == seat)
+            player.play_lowest()
+        server.wait_room(code, lambda now, seen=answer["version"]: now["version"] > seen)

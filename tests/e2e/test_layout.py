@@ -1,0 +1,140 @@
+"""The table on a phone and on a desktop: everything fits across, cards are big enough to tap.
+
+Screenshots of the lobby, the table mid-deal, the deal summary and the match
+end are written to ``tests/e2e/screenshots/`` for people to review.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, play_until, sign_in, sync_pages
+
+pytestmark = pytest.mark.e2e
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1366, "height": 768}}
+OTHERS = ["Benedikte Sørensen", "Cy", "Wolfeschlegelsteinha", "Dagny"]
+"""Other players: a long name with a space, a short one, 20 letters without a break."""
+
+FIT_JS = """() => {
+  const page = document.scrollingElement;
+  const width = page.clientWidth;
+  const outside = [...document.querySelectorAll('body *')]
+    .filter(e => e.getClientRects().length && !e.closest('.table-scroll'))
+    .map(e => [e, e.getBoundingClientRect()])
+    .filter(([, box]) => box.left < -0.5 || box.right > width + 0.5)
+    .map(([e]) => `${e.tagName.toLowerCase()}#${e.id}.${e.className} ${e.textContent.trim().slice(0, 30)}`)
+    .slice(0, 6);
+  const wide = [...document.querySelectorAll('body, body *')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'visible')
+    .map(e => `${e.tagName}.${e.className} ${e.scrollWidth}>${e.clientWidth}`).slice(0, 12);
+  const inside = (inner, outer) => inner.left >= outer.left - 0.5 && inner.right <= outer.right + 0.5;
+  const spill = [...document.querySelectorAll('#seats .seat')].flatMap(seat => {
+    const box = seat.getBoundingClientRect();
+    return [...seat.querySelectorAll('.card, .meter, .stats')].filter(e => !inside(e.getBoundingClientRect(), box))
+      .map(e => `seat ${seat.dataset.seat}: ${e.dataset.card || e.className}`);
+  });
+  const cards = [...document.querySelectorAll('#hand .card-button')];
+  const buttons = cards.map(e => e.getBoundingClientRect());
+  return {
+    scrollWidth: page.scrollWidth, clientWidth: page.clientWidth, outside, wide, spill,
+    smallest: buttons.length ? Math.min(...buttons.map(b => Math.min(b.width, b.height))) : null,
+    rows: new Set(cards.map(e => e.offsetTop)).size,  // raised cards are moved, not laid out elsewhere
+  };
+}"""
+
+
+def check_fit(tab: Tab, where: str, *, phone: bool) -> None:
+    """No horizontal scrolling, nothing outside the viewport across, and finger-sized cards in one row."""
+    fit = tab.page.evaluate(FIT_JS)
+    assert fit["scrollWidth"] <= fit["clientWidth"], f"{where}: the page scrolls across: {fit}"
+    assert fit["outside"] == [], f"{where}: outside the screen: {fit['outside']}"
+    assert fit["spill"] == [], f"{where}: outside their seat: {fit['spill']}"
+    if fit["smallest"] is not None:
+        assert fit["smallest"] >= 44, (where, fit)  # a finger-sized target
+        assert fit["rows"] == 1, (where, fit)  # the whole hand in one row
+
+
+def shoot(tab: Tab, folder: Path, name: str) -> None:
+    """Screenshots for review, after animations settle: what the screen shows, and the whole page.
+
+    For the whole page the hand is not kept at the bottom of the screen (a
+    full-page capture would show it in the middle of the table).
+    """
+    tab.page.evaluate("() => window.scrollTo(0, 0)")
+    tab.page.wait_for_timeout(350)
+    tab.page.screenshot(path=str(folder / f"{name}.png"))
+    unstick = tab.page.add_style_tag(content=".hand { position: static !important; }")
+    tab.page.screenshot(path=str(folder / f"{name}-full.png"), full_page=True)
+    unstick.evaluate("style => style.remove()")
+
+
+@pytest.mark.parametrize(("device", "scheme"), [("phone", "light"), ("phone", "dark"),
+                                                ("desktop", "light"), ("desktop", "dark")])
+def test_the_table_fits_phones_and_desktops(open_tab, slow_server: LiveServer, screenshots: Path,
+                                            device: str, scheme: str) -> None:
+    options: dict[str, Any] = dict(PHONE if device == "phone" else DESKTOP, color_scheme=scheme)
+    phone = device == "phone"
+    label = f"{device}-{scheme}"
+    server = slow_server
+    host = server.post("/api/rooms", {"name": "Ana", "preset": "agurk", "rules": {"match_length": 2}})
+    code = host["code"]
+    ana = open_tab(label, live=server, **options)
+    sign_in(ana, code, host["token"])
+    ana.goto(f"/r/{code}")
+    others = {seat: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
+              for seat, name in enumerate(OTHERS, start=1)}
+    sync_pages(server, code, [ana])
+    shoot(ana, screenshots, f"{label}-1-lobby")
+    check_fit(ana, "lobby", phone=phone)
+
+    ana.page.click("#controls button.start")
+    server.wait_room(code, lambda now: now["state"]["phase"] == "playing")
+    pages = {0: ana}
+    answer = play_until(server, code, pages, others,
+                        lambda now: now["state"]["turn"] == 0 and now["state"]["trick_number"] >= 3)
+    assert ana.page.locator("#hand .card-button").count() == answer["state"]["seats"][0]["cards_left"] == 5
+    ana.page.locator("#hand .card-button.playable").first.focus()
+    shoot(ana, screenshots, f"{label}-2-mid-deal")
+    check_fit(ana, "mid-deal", phone=phone)
+
+    play_until(server, code, pages, others, lambda now: now["state"]["turn"] is None)
+    ana.page.wait_for_selector('#status[data-stage="deal_over"]')
+    assert ana.page.locator("#summary .summary-lines li").count() >= 2
+    shoot(ana, screenshots, f"{label}-3-deal-summary")
+    check_fit(ana, "deal summary", phone=phone)
+
+    play_until(server, code, pages, others, lambda now: now["state"]["phase"] == "finished")
+    shoot(ana, screenshots, f"{label}-4-match-end")
+    check_fit(ana, "match end", phone=phone)
+    assert ana.problems() == []
+    for player in others.values():
+        player.close()
+
+
+@pytest.mark.parametrize("device", ["phone", "desktop"])
+def test_the_other_pages_fit_phones_and_desktops(open_tab, server: LiveServer, screenshots: Path, device: str) -> None:
+    host = server.post("/api/rooms", {"name": "Ana", "preset": "quick", "rules": {"match_length": 1}})
+    code = host["code"]
+    players = {0: ProtocolPlayer(server, code, host["token"]),
+               1: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])}
+    players[0].send({"type": "start"})
+    server.wait_room(code, lambda now: now["state"]["phase"] == "playing")
+    finished = play_until(server, code, {}, players, lambda now: now["state"]["phase"] == "finished")
+    for player in players.values():
+        player.close()
+
+    tab = open_tab(device, **(PHONE if device == "phone" else DESKTOP))
+    for name, path in [("home", "/"), ("rules", "/rules"), ("matches", "/matches"),
+                       ("replay", f"/matches/{finished['state']['match_id']}")]:
+        tab.goto(path)
+        tab.page.wait_for_load_state("load")
+        shoot(tab, screenshots, f"{device}-page-{name}")
+        check_fit(tab, name, phone=device == "phone")
+    tab.page.keyboard.press("ArrowRight")  # the replay steps through the first trick
+    assert "after trick 1" in tab.page.inner_text(".replay-position")
+    assert tab.problems() == []
