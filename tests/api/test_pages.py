@@ -88,3 +88,26 @@ def test_rules_and_history_pages_render(client):
     assert rules.status_code == 200 and "9" in rules.text and "worked example" in rules.text.lower()
     assert client.get("/matches").status_code == 200
     assert client.get("/matches/nosuchmatch").status_code == 404
+
+
+def test_the_page_socket_takes_the_forms_of_the_table(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    client.cookies.clear()
+    client.cookies.set(f"cucumber_{code}", tokens[0])
+    headers = {"HX-Request": "true", "HX-Trigger": None}
+    with client.websocket_connect(f"/r/{code}/ws") as socket:
+        first = socket.receive_text()
+        assert 'id="seats"' in first and 'id="rules"' in first
+        socket.send_json({"type": "set_clock", "seconds": "30", "HEADERS": headers})
+        assert "Turn clock: 30 seconds a turn" in socket.receive_text()
+        socket.send_json({"type": "set_rules", "preset": "custom", "hand_size": "4", "follow": "must_match",
+                          "ace_lead": "ordinary", "last_trick_tie": "last_played", "threshold": "25",
+                          "lives": "1", "second_life_min_opponents": "1", "penalty_to": "highest",
+                          "match_length": "elimination", "HEADERS": headers})
+        update = socket.receive_text()
+        assert "4 cards each" in update and "Reaching 25 points" in update
+        socket.send_json({"type": "set_rules", "preset": "custom", "hand_size": "9", "HEADERS": headers})
+        error = socket.receive_text()
+        assert 'id="flash"' in error and "hand_size" in error
+    rules = client.get(f"/api/rooms/{code}").json()["state"]["rules"]
+    assert rules["hand_size"] == 4 and rules["threshold"] == 25
