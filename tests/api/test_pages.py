@@ -111,3 +111,30 @@ def test_the_page_socket_takes_the_forms_of_the_table(client):
         assert 'id="flash"' in error and "hand_size" in error
     rules = client.get(f"/api/rooms/{code}").json()["state"]["rules"]
     assert rules["hand_size"] == 4 and rules["threshold"] == 25
+
+
+def test_a_finished_match_is_listed_and_its_replay_page_has_every_deal(client):
+    import json as jsonlib
+
+    code, tokens = open_room(client, ["Host"], preset="quick")
+    host = Peer(client, code, tokens[0])
+    for strength in ["easy", "normal"]:
+        host.send({"type": "add_bot", "strength": strength})
+    host.send({"type": "leave"})
+    host.send({"type": "start"})
+    final = host.until(lambda s: s["phase"] == "finished")
+    match_id = final["match_id"]
+    listing = client.get("/matches")
+    assert listing.status_code == 200 and f"/matches/{match_id}" in listing.text
+    assert client.get("/api/matches").json()["matches"][0]["id"] == match_id
+    page = client.get(f"/matches/{match_id}")
+    assert page.status_code == 200
+    record = client.get(f"/api/matches/{match_id}/record").json()
+    data = jsonlib.loads(re.search(r'<script type="application/json" id="replay-data">(.*?)</script>',
+                                   page.text, re.S).group(1))
+    assert len(data["deals"]) == len(record["deals"])
+    for shown, stored in zip(data["deals"], record["deals"]):
+        assert [sorted(hand) for hand in shown["hands"]] == [sorted(hand) for hand in stored["hands"]]
+        assert [card for trick in shown["tricks"] for _, card in trick["plays"]] == stored["plays"]
+    assert page.text.count("<tr><th scope=\"row\">") >= len(record["deals"])
+    assert f'/api/matches/{match_id}/record" download' in page.text
