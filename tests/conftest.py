@@ -104,3 +104,9 @@ def migrated_url(backend: str, tmp_path_factory: pytest.TempPathFactory,
         finally:
             storage.close()
         yield url
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the browser tests last: Playwright keeps an event loop running in the main
+    thread while its browser is open, which asyncio tests after it could not share."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
