@@ -12,9 +12,9 @@ from typing import Any
 from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.api.deps import RegistryDep, SettingsDep, cookie_name, origin_allowed, public_base
+from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
 from app.api.rooms import set_player_cookie
-from app.api.sockets import CLOSE_NO_ROOM, CLOSE_POLICY, player_token_hash, serve
+from app.api.sockets import accept_room_socket, player_token_hash, serve
 from app.game.rules import ELIMINATION
 from app.rendering import render_blocks, templates
 from app.rooms.protocol import rules_from_message
@@ -169,13 +169,8 @@ def translate_page_message(message: dict[str, Any]) -> dict[str, Any]:
 @router.websocket("/r/{code}/ws", name="room_socket")
 async def room_socket(websocket: WebSocket, code: str, registry: RegistryDep, settings: SettingsDep) -> None:
     """The table page's live connection: HTML regions out, form messages in."""
-    if not origin_allowed(websocket, settings):
-        await websocket.close(code=CLOSE_POLICY)
-        return
-    await websocket.accept()
-    room = registry.get(code)
+    room = await accept_room_socket(websocket, code, registry, settings)
     if room is None:
-        await websocket.close(code=CLOSE_NO_ROOM)
         return
     renderer = PageRenderer()
     context = live_context(websocket.app.url_path_for, settings.deal_pause_seconds)

@@ -19,6 +19,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, origin_allowed
 from app.rooms.connection import Connection, Encode, Render, RenderError
 from app.rooms.protocol import ProtocolError, dispatch, parse_message
+from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room, RoomError, hash_token
 from app.rooms.views import RoomView, state_json
 from app.settings import Settings
@@ -43,16 +44,28 @@ def json_error(code: str, message: str) -> str:
     return json.dumps({"type": "error", "code": code, "message": message}, separators=(",", ":"))
 
 
-@router.websocket("/api/rooms/{code}/ws")
-async def protocol_socket(websocket: WebSocket, code: str, registry: RegistryDep, settings: SettingsDep) -> None:
-    """The JSON protocol (docs/protocol.md): ``hello`` first, then actions; ``state``/``error`` back."""
+async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegistry,
+                             settings: Settings) -> Room | None:
+    """Accept a room's WebSocket handshake; ``None`` (and the socket closed) if it must not go on.
+
+    A handshake from another site's Origin is refused (HTTP 403); for an
+    unknown room the socket is accepted, told ``no_such_room`` and closed.
+    """
     if not origin_allowed(websocket, settings):
         await websocket.close(code=CLOSE_POLICY)
-        return
+        return None
     await websocket.accept()
     room = registry.get(code)
     if room is None:
         await _refuse(websocket, "no_such_room", "there is no room with this code", CLOSE_NO_ROOM)
+    return room
+
+
+@router.websocket("/api/rooms/{code}/ws")
+async def protocol_socket(websocket: WebSocket, code: str, registry: RegistryDep, settings: SettingsDep) -> None:
+    """The JSON protocol (docs/protocol.md): ``hello`` first, then actions; ``state``/``error`` back."""
+    room = await accept_room_socket(websocket, code, registry, settings)
+    if room is None:
         return
     try:
         frame = await asyncio.wait_for(_receive_frame(websocket), HELLO_TIMEOUT_SECONDS)

@@ -8,37 +8,31 @@ hand reaches nobody but its owner. :func:`state_json` is the JSON protocol's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from app.game.cards import Card
 from app.game.rules import Rules, preset_name
 from app.game.standings import placings
 from app.game.summary import DealSummary
-from app.game.views import HandCard, MatchView, TrickCard, view_for
+from app.game.views import HandCard, MatchView, SeatView, TrickCard, view_for
 
 if TYPE_CHECKING:
     from app.rooms.room import Room
 
 
 @dataclass(frozen=True, slots=True)
-class SeatInfo:
-    """One seat as everyone sees it: who sits there and their public state."""
+class SeatInfo(SeatView):
+    """One seat as everyone sees it: the engine's public seat, and who sits there.
 
-    seat: int
-    name: str
+    ``bot`` is a bot's strength (``None`` for a person); ``away`` whether a
+    bot plays for a person who has been gone past the grace period.
+    """
+
     bot: str | None
     is_host: bool
     is_you: bool
     connected: bool
     away: bool
-    score: int
-    lives: int
-    eliminated: bool
-    is_dealer: bool
-    is_turn: bool
-    cards_left: int
-    played: tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,21 +116,15 @@ def room_view(room: Room, seat: int | None, *, host: bool = False) -> RoomView:
     seats = []
     for index, seat_state in enumerate(room.seats):
         public = engine_view.seats[index] if engine_view is not None and index < len(engine_view.seats) else None
+        if public is None:  # the lobby: nobody has played yet
+            public = SeatView(index, seat_state.name, 0, room.rules.lives, False, False, False, 0, ())
         seats.append(SeatInfo(
-            seat=index,
-            name=seat_state.name,
+            *(getattr(public, field.name) for field in fields(SeatView)),
             bot=seat_state.bot,
             is_host=index == host_seat,
             is_you=index == seat,
             connected=seat_state.is_bot or index in connected,
             away=index in away,
-            score=public.score if public else 0,
-            lives=public.lives if public else room.rules.lives,
-            eliminated=public.eliminated if public else False,
-            is_dealer=public.is_dealer if public else False,
-            is_turn=public.is_turn if public else False,
-            cards_left=public.cards_left if public else 0,
-            played=public.played if public else (),
         ))
     standings: tuple[Standing, ...] = ()
     if match is not None and match.finished:

@@ -9,12 +9,17 @@ from app.game.record import replay
 from tests.api.conftest import Peer, open_room
 
 
+def seat_bots(host: Peer, strengths: list[str]) -> None:
+    """The host seats a bot of each strength, one after the other."""
+    for strength in strengths:
+        host.send({"type": "add_bot", "strength": strength})
+        host.until(lambda s, n=strength: any(seat["bot"] == n for seat in s["seats"]))
+
+
 def test_one_person_and_three_bots_play_to_the_end(client):
     code, tokens = open_room(client, ["Ana"], preset="quick")
     ana = Peer(client, code, tokens[0])
-    for strength in ["easy", "normal", "hard"]:
-        ana.send({"type": "add_bot", "strength": strength})
-        ana.next_state()
+    seat_bots(ana, ["easy", "normal", "hard"])
     assert [seat["bot"] for seat in ana.state["seats"]] == [None, "easy", "normal", "hard"]
     ana.send({"type": "start"})
     rng = random.Random(1)
@@ -30,9 +35,7 @@ def test_one_person_and_three_bots_play_to_the_end(client):
 def test_a_room_of_bots_started_through_the_api_finishes_on_its_own(client):
     code, tokens = open_room(client, ["Host"], preset="quick")
     host = Peer(client, code, tokens[0])
-    for strength in ["easy", "normal", "hard"]:
-        host.send({"type": "add_bot", "strength": strength})
-        host.next_state()
+    seat_bots(host, ["easy", "normal", "hard"])
     host.send({"type": "leave"})
     state = host.next_state()
     assert state["you"] == {"seat": None, "host": True, "hand": [], "legal": [], "reasons": {}}

@@ -50,6 +50,16 @@ class Socket:
         self.closed_with = code
 
 
+async def play_first_deal(room: Room) -> None:
+    """Seat Ana and Ben, start, and play the first deal to its end (each plays their lowest legal card)."""
+    _, ana = await room.join("Ana")
+    await room.join("Ben")
+    await room.start(hash_token(ana))
+    while not room.match.needs_deal:
+        seat = room.match.turn
+        await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
+
+
 def connect(room: Room, socket: Socket, token_hash: str | None = None, queue_size: int = 4) -> Connection:
     return Connection(token_hash=token_hash, render=lambda view: f"v{view.version}", render_error=lambda c, m: c,
                       send=socket.send, close=socket.close, queue_size=queue_size, kind="test")
@@ -129,12 +139,7 @@ async def test_idle_rooms_are_removed_and_closed_in_storage(store):
 
 async def test_the_next_deal_comes_after_the_pause(store):
     room = Room(code="ROOM4", rules=Rules(hand_size=3), store=store, timing=Timing(deal_pause=0.05))
-    _, ana = await room.join("Ana")
-    await room.join("Ben")
-    await room.start(hash_token(ana))
-    while not room.match.needs_deal:
-        seat = room.match.turn
-        await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
+    await play_first_deal(room)
     assert room.match.deals_completed == 1
     await asyncio.sleep(0.2)
     assert room.match.finished or room.match.deal.turn is not None
@@ -143,12 +148,7 @@ async def test_the_next_deal_comes_after_the_pause(store):
 
 async def test_comings_and_goings_do_not_delay_the_next_deal(store):
     room = Room(code="ROOM5", rules=Rules(hand_size=3), store=store, timing=Timing(deal_pause=0.3))
-    _, ana = await room.join("Ana")
-    await room.join("Ben")
-    await room.start(hash_token(ana))
-    while not room.match.needs_deal:
-        seat = room.match.turn
-        await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
+    await play_first_deal(room)
     ended = asyncio.get_running_loop().time()
     while room.match.needs_deal and not room.match.finished:
         conn = connect(room, Socket())
