@@ -420,10 +420,17 @@ class Room:
         return True
 
     def _turn_due(self) -> Due | None:
-        """When and how the seat to play will be played for (``None``: nobody to play)."""
+        """When and how the seat to play will be played for (``None``: not at all).
+
+        A person's turn is only played for while someone is there to wait for
+        it: when everyone has gone, the table waits for them to come back
+        (after a restart, say) instead of finishing the match without them.
+        """
         if self.match is None or self.match.finished or self.match.turn is None:
             return None
         seat = self.seats[self.match.turn]
+        if not seat.is_bot and not any(not conn.dropped for conn in self.connections):
+            return None
         elapsed = self._clock()
         absent = None
         if not seat.is_bot and self.match.turn not in self.connected_seats():

@@ -148,3 +148,17 @@ def test_hosting_passes_on_when_the_host_is_gone_for_the_grace_period(make_clien
     assert state["host"] == 1
     ben.send({"type": "add_bot", "strength": "easy"})
     assert len(ben.until(lambda s: len(s["seats"]) == 3)["seats"]) == 3
+
+
+def test_when_everyone_has_gone_the_table_waits_for_them(make_client):
+    client = make_client(away_grace_seconds=0.1)
+    code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
+    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana.send({"type": "start"})
+    before = ana.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
+    ana.close()
+    ben.close()
+    time.sleep(0.5)
+    again = Peer(client, code, tokens[0])
+    assert again.state["trick"] == before["trick"] and again.state["turn"] == before["turn"]
+    assert again.state["you"]["hand"] == before["you"]["hand"]
