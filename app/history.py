@@ -26,7 +26,8 @@ class ChartLine:
 class MatchDetail:
     """Everything the page of one finished match shows.
 
-    ``totals[d][s]`` is seat s's total after deal d+1 (``lives`` likewise);
+    ``totals[d][s]`` is seat s's total after deal d+1 (``lives`` likewise;
+    ``lost_life[d][s]`` says whether seat s lost a life in that deal);
     ``replay`` is JSON-ready data for the replay script: per deal the dealer,
     hands as dealt, tricks and the summary sentences.
     """
@@ -35,6 +36,7 @@ class MatchDetail:
     rules_text: list[str]
     totals: list[list[int]]
     lives: list[list[int]]
+    lost_life: list[list[bool]]
     chart: list[ChartLine]
     chart_max: int
     replay: dict[str, Any]
@@ -73,5 +75,8 @@ def match_detail(summary: Any, record: dict[str, Any]) -> MatchDetail:
         ],
     }
     rules = Rules.from_dict(record.get("rules", {}))
-    return MatchDetail(summary=summary, rules_text=rules.describe(), totals=totals,
-                       lives=[list(step.lives) for step in steps], chart=chart, chart_max=top, replay=replay)
+    lives = [list(step.lives) for step in steps]
+    before = [[rules.lives] * len(names), *lives]
+    lost_life = [[now < was for now, was in zip(row, previous)] for row, previous in zip(lives, before)]
+    return MatchDetail(summary=summary, rules_text=rules.describe(), totals=totals, lives=lives,
+                       lost_life=lost_life, chart=chart, chart_max=top, replay=replay)

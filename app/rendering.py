@@ -27,6 +27,7 @@ templates = Jinja2Templates(directory=TEMPLATES)
 templates.env.globals.update(
     htmx_url=HTMX_URL, htmx_sri=HTMX_SRI, htmx_ws_url=HTMX_WS_URL, htmx_ws_sri=HTMX_WS_SRI,
     presets=PRESETS, preset_summaries=PRESET_SUMMARIES, default_rules=Rules(),
+    preset_options={name: rules.to_dict() for name, rules in PRESETS.items()},
 )
 templates.env.filters["card"] = lambda card: Card.parse(card) if isinstance(card, str) else card
 

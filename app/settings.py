@@ -34,6 +34,10 @@ class Settings(BaseSettings):
     room_idle_seconds: float = Field(default=3600.0, gt=0)
     """A room with nobody connected and no change for this long is removed from memory."""
     max_message_bytes: int = Field(default=4096, ge=256)
+    max_rooms: int = Field(default=1000, ge=1)
+    """Rooms one process holds at most; opening another is refused until some close."""
+    max_connections_per_room: int = Field(default=100, ge=2)
+    """Live connections (players' tabs and spectators) one room accepts at most."""
     send_queue_size: int = Field(default=64, ge=1)
     """Messages waiting for one connection; a connection whose queue is full is dropped."""
     bot_delay_seconds: float = Field(default=0.8, ge=0)

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.api.deps import StorageDep
 from app.history import match_detail
 from app.rendering import templates
+from app.rooms.names import form_number
 
 router = APIRouter()
 
 
+MAX_PAGE = 1_000_000
+
+
 @router.get("/matches", response_class=HTMLResponse, name="matches_page")
-async def matches_page(request: Request, storage: StorageDep, page: int = Query(1, ge=1)) -> Response:
-    """Finished matches, newest first, 20 to a page."""
-    result = await asyncio.to_thread(storage.list_matches, page=page, per_page=20)
+async def matches_page(request: Request, storage: StorageDep, page: str = "1") -> Response:
+    """Finished matches, newest first, 20 to a page (a page number out of range shows the nearest page)."""
+    number = form_number(page)
+    number = min(max(number, 1), MAX_PAGE) if isinstance(number, int) else 1
+    result = await asyncio.to_thread(storage.list_matches, page=number, per_page=20)
     return templates.TemplateResponse(request, "matches.html", {"page": result})
 
 

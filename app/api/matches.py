@@ -14,7 +14,7 @@ router = APIRouter(prefix="/api")
 
 
 @router.get("/matches")
-async def list_matches(storage: StorageDep, page: int = Query(1, ge=1),
+async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=1_000_000),
                        per_page: int = Query(20, ge=1, le=100)) -> dict[str, Any]:
     """Finished matches, newest first, one page at a time."""
     result = await asyncio.to_thread(storage.list_matches, page=page, per_page=per_page)

@@ -17,6 +17,7 @@ from app.api.rooms import set_player_cookie
 from app.api.sockets import accept_room_socket, player_token_hash, serve
 from app.game.rules import ELIMINATION
 from app.rendering import render_blocks, templates
+from app.rooms.names import form_number
 from app.rooms.protocol import rules_from_message
 from app.rooms.room import Room, RoomError, hash_token
 from app.rooms.views import RoomView, room_view
@@ -44,11 +45,11 @@ def rules_from_form(form: dict[str, Any]) -> dict[str, Any]:
         return {"preset": form["preset"]}
     options: dict[str, Any] = {key: form[key] for key in _RULE_OPTIONS if key in form}
     for key in _NUMBER_OPTIONS:
-        if isinstance(options.get(key), str) and options[key].strip().lstrip("-").isdigit():
-            options[key] = int(options[key])
+        if key in options:
+            options[key] = form_number(options[key])
     length = form.get("match_length")
     if length is not None:
-        options["match_length"] = int(length) if isinstance(length, str) and length.isdigit() else length
+        options["match_length"] = form_number(length)
     if options.get("match_length") in (None, ""):
         options["match_length"] = ELIMINATION
     return {"rules": options}
@@ -161,8 +162,8 @@ def translate_page_message(message: dict[str, Any]) -> dict[str, Any]:
     message = {key: value for key, value in message.items() if key != "HEADERS"}
     if message.get("type") == "set_rules":
         return {"type": "set_rules", **rules_from_form(message)}
-    if message.get("type") == "remove" and isinstance(message.get("seat"), str) and message["seat"].isdigit():
-        message["seat"] = int(message["seat"])
+    if "seat" in message:
+        message["seat"] = form_number(message["seat"])
     return message
 
 

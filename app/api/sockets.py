@@ -31,6 +31,7 @@ HELLO_TIMEOUT_SECONDS = 10.0
 CLOSE_POLICY = 1008
 CLOSE_NO_ROOM = 4404
 CLOSE_BAD_TOKEN = 4403
+CLOSE_CROWDED = 1013  # "try again later"
 
 
 def json_state(view: RoomView) -> str:
@@ -58,6 +59,9 @@ async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegi
     room = registry.get(code)
     if room is None:
         await _refuse(websocket, "no_such_room", "there is no room with this code", CLOSE_NO_ROOM)
+    elif len(room.connections) >= settings.max_connections_per_room:
+        await _refuse(websocket, "room_crowded", "too many people are connected to this room", CLOSE_CROWDED)
+        return None
     return room
 
 
@@ -118,6 +122,9 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
                 await dispatch(room, conn, message)
             except (ProtocolError, RoomError) as error:
                 conn.error(error.code, error.message)
+            except Exception:  # a bug must cost this message, not the connection or the room
+                log.exception("room %s: a message failed", room.code)
+                conn.error("server_error", "the server could not handle that message; nothing changed")
     finally:
         conn.finish()
         await room.detach(conn)

@@ -1,4 +1,4 @@
-"""Player names and room codes: what is accepted and how codes are drawn.
+"""What people type: player names, room codes, and numbers from forms.
 
 Names are 1–20 visible characters after trimming, unique in a room without
 regard to case. Room codes avoid characters that look alike (0/O, 1/I/L).
@@ -6,13 +6,18 @@ regard to case. Room codes avoid characters that look alike (0/O, 1/I/L).
 
 from __future__ import annotations
 
+import re
 import secrets
 import unicodedata
+from typing import Any
 
 NAME_MAX = 20
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 5
 _INVISIBLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+_JOINER = "\u200d"  # joins emoji into one picture (👨‍👩‍👧): allowed between visible characters
+_SEEN = ("L", "N", "P", "S")  # letters, numbers, punctuation, symbols
+_BLANK = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}  # letters and symbols drawn as nothing
 
 
 class InvalidName(ValueError):
@@ -24,9 +29,10 @@ class InvalidName(ValueError):
 def clean_name(raw: object) -> str:
     """The name as shown: NFC-normalised, trimmed, inner white space collapsed.
 
-    Raises :class:`InvalidName` unless the result has 1 to 20 characters, all
-    of them visible (letters, marks, numbers, punctuation, symbols or single
-    spaces between words).
+    Raises :class:`InvalidName` unless the result has 1 to 20 characters:
+    letters, marks, numbers, punctuation, symbols, single spaces between
+    words and emoji joiners, with at least one character that is drawn
+    (not blank-looking fillers or lone combining marks).
     """
     if not isinstance(raw, str):
         raise InvalidName("a name must be text")
@@ -35,14 +41,23 @@ def clean_name(raw: object) -> str:
         raise InvalidName("enter a name")
     if len(name) > NAME_MAX:
         raise InvalidName(f"a name has at most {NAME_MAX} characters")
-    if any(unicodedata.category(char) in _INVISIBLE for char in name):
+    joiners_ok = all(0 < index < len(name) - 1 and not name[index - 1].isspace() and not name[index + 1].isspace()
+                     for index, char in enumerate(name) if char == _JOINER)
+    if not joiners_ok or any(unicodedata.category(char) in _INVISIBLE for char in name if char != _JOINER):
         raise InvalidName("a name may only contain visible characters")
+    if not any(unicodedata.category(char).startswith(_SEEN) and char not in _BLANK for char in name):
+        raise InvalidName("a name needs at least one visible letter, digit or symbol")
     return name
 
 
 def same_name(first: str, second: str) -> bool:
-    """Whether two cleaned names count as the same (case-insensitive)."""
-    return first.casefold() == second.casefold()
+    """Whether two cleaned names count as the same: equal after NFKC and case folding,
+    so "Ana", "ANA" and "Ａｎａ" are one name."""
+    return _folded(first) == _folded(second)
+
+
+def _folded(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def new_room_code(taken: set[str] | frozenset[str] = frozenset()) -> str:
@@ -56,3 +71,16 @@ def new_room_code(taken: set[str] | frozenset[str] = frozenset()) -> str:
 def normalise_code(raw: str) -> str:
     """A room code as typed (any case, surrounding spaces) in canonical form."""
     return raw.strip().upper()
+
+
+_WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
+
+
+def form_number(value: Any) -> Any:
+    """A whole number written as text (``"30"``) as an int; anything else as it came.
+
+    Only ASCII digits count: ``"²"`` or ``"３０"`` stay text, for the checks to refuse.
+    """
+    if isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value.strip()):
+        return int(value)
+    return value

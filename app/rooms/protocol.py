@@ -78,7 +78,7 @@ async def dispatch(room: Room, conn: Connection, message: dict[str, Any]) -> Non
     kind = message["type"]
     who = conn.token_hash
     if kind == "play":
-        await room.play(who, message.get("card"))
+        await room.play(who, message.get("card"), deal=message.get("deal"), played=message.get("played"))
     elif kind == "start":
         await room.start(who)
     elif kind == "set_rules":

@@ -13,7 +13,9 @@ from datetime import datetime
 
 from app.game import record as records
 from app.game.errors import GameError, InvalidRules
+from app.game.history import deal_by_deal
 from app.game.rules import Rules
+from app.game.summary import DealSummary
 from app.rooms.names import new_room_code, normalise_code
 from app.rooms.autoplay import Timing
 from app.rooms.persistence import RoomStore, StorageUnavailable
@@ -47,6 +49,9 @@ class RoomRegistry:
         Returns ``(room, seat, token)``. Raises :class:`RoomError` for a bad
         name or when the room cannot be stored (nothing is kept then).
         """
+        if len(self.rooms) >= self.settings.max_rooms:
+            raise RoomError("server_full", "this server has as many tables as it can hold; try again later",
+                            status=503)
         room = self._new_room(new_room_code(set(self.rooms)), rules)
         self.rooms[room.code] = room
         try:
@@ -87,11 +92,17 @@ class RoomRegistry:
                 try:
                     room.match = records.replay(snap.match.record)
                     room.match_id = snap.match.match_id
+                    room.last_summary = _last_summary(snap.match.record)
                 except GameError as error:
                     log.error("room %s: match %s does not replay (%s); abandoned", snap.code,
                               snap.match.match_id, error)
                     with contextlib.suppress(StorageUnavailable):
                         await self.store.abandon_match(match_id=snap.match.match_id, ended_at=now())
+            elif snap.finished is not None and snap.finished.record["players"] == [seat.name for seat in room.seats]:
+                # The final standings stay on show, as before the restart, while the seats are unchanged.
+                room.match = records.replay(snap.finished.record)
+                room.match_id = snap.finished.match_id
+                room.last_summary = _last_summary(snap.finished.record)
             self.rooms[room.code] = room
             room.restored()
         return len(snapshots)
@@ -131,3 +142,8 @@ class RoomRegistry:
                 await self._sweeper
         for room in self.rooms.values():
             room.close()
+
+
+def _last_summary(record: dict) -> DealSummary | None:
+    """The summary of the last completed deal of a record, as shown after that deal."""
+    return next((step.summary for step in reversed(deal_by_deal(record)) if step.summary is not None), None)

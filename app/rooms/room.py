@@ -25,7 +25,7 @@ from app.game.standings import placings
 from app.game.summary import DealSummary, summarize_deal
 from app.rooms.autoplay import Due, Timing, TurnFacts, bot_card, turn_due
 from app.rooms.connection import Connection
-from app.rooms.names import InvalidName, clean_name, same_name
+from app.rooms.names import InvalidName, clean_name, form_number, same_name
 from app.rooms.persistence import RoomStore, StorageUnavailable
 from app.storage import hash_token, new_match_id
 
@@ -95,7 +95,8 @@ class Room:
         self.match: Match | None = None
         self.match_id: str | None = None
         self.last_summary: DealSummary | None = None
-        self.version = 0
+        # Versions start from the time in microseconds, so they keep growing across restarts.
+        self.version = time.time_ns() // 1000
         self.created_at = created_at or now()
         self.connections: set[Connection] = set()
         self.lock = asyncio.Lock()
@@ -220,6 +221,9 @@ class Room:
         if self.phase == "playing":
             raise RoomError("match_started", "seats cannot change during a match")
         await self._save_room(seats=self.seats[:seat] + self.seats[seat + 1:])
+        if self.phase == "finished":
+            # The finished match numbers its players by the old seats: back to the lobby.
+            self.match, self.last_summary = None, None
         removed = self.seats.pop(seat)
         if removed.token_hash is not None:
             self._absent_since.pop(removed.token_hash, None)
@@ -247,8 +251,9 @@ class Room:
     async def hand_to_bot(self, token_hash: str | None, seat: object, strength: object = "normal") -> None:
         """The host hands ``seat`` to a bot for good (e.g. a player who left mid-match).
 
-        The person loses the seat and may watch; in the lobby, freeing the
-        seat (:meth:`remove_seat`) is the usual choice.
+        Only for a person who is away (gone past the grace period): the
+        person loses the seat and may watch. In the lobby, freeing the seat
+        (:meth:`remove_seat`) is the usual choice.
         """
         async with self.lock:
             self._require_host(token_hash)
@@ -256,6 +261,9 @@ class Room:
             strength = self._check_strength(strength)
             if self.seats[index].is_bot:
                 raise RoomError("bad_request", "a bot already plays this seat", status=422)
+            if index not in self._away:
+                raise RoomError("player_present", f"{self.seats[index].name} is here or only just left; "
+                                "a seat goes to a bot only once its player has been away a while")
             seats = list(self.seats)
             seats[index] = Seat(seats[index].name, None, bot=strength)
             await self._save_room(seats=seats)
@@ -284,10 +292,9 @@ class Room:
         """The host sets the turn clock (seconds per turn, 5–600) or turns it off (``None``/0)."""
         async with self.lock:
             self._require_host(token_hash)
-            if seconds in (None, 0, "0", "", "off"):
+            seconds = form_number(seconds)
+            if seconds in (None, 0, "", "off"):
                 value = None
-            elif isinstance(seconds, str) and seconds.isdigit():
-                value = int(seconds)
             elif isinstance(seconds, int) and not isinstance(seconds, bool):
                 value = seconds
             else:
@@ -323,14 +330,28 @@ class Room:
             self.match, self.match_id, self.last_summary = match, match_id, None
             self._changed()
 
-    async def play(self, token_hash: str | None, card: object) -> None:
+    async def play(self, token_hash: str | None, card: object, *, deal: object = None,
+                   played: object = None) -> None:
         """The person in ``token_hash``'s seat plays ``card`` (a card code).
 
         Checked by the engine (turn, hand, legality), written to storage, then
         shown to everyone. Refused with the engine's error code otherwise.
+        ``deal`` (from 1) and ``played`` (cards already played in that deal),
+        when given, say which moment of the match the card was chosen for: a
+        card chosen for a moment that has passed (a second tab, a click sent
+        while offline) is refused with ``stale_play``.
         """
         async with self.lock:
-            await self._play(self._require_seat(token_hash), card)
+            seat = self._require_seat(token_hash)
+            if (deal, played) != (None, None) and self.match is not None and (deal, played) != self._moment():
+                raise RoomError("stale_play", "the table has moved on since you chose that card; nothing was played")
+            await self._play(seat, card)
+
+    def _moment(self) -> tuple[int, int]:
+        """The deal being played (from 1) and how many cards have been played in it."""
+        deal = self.match.deal
+        playing = deal is not None and deal.turn is not None
+        return self.match.deals_completed + playing, len(deal.plays) if playing else 0
 
     async def _play(self, seat: int, card: object) -> None:
         if self.match is None:

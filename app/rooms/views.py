@@ -93,6 +93,13 @@ class RoomView:
         return self.match.turn if self.match is not None and self.phase == "playing" else None
 
     @property
+    def cards_played(self) -> int:
+        """How many cards have been played in the deal being played (0 between deals)."""
+        if self.match is None or self.match.phase != "playing":
+            return 0
+        return sum(len(seat.played) for seat in self.seats) + len(self.match.trick)
+
+    @property
     def your_turn(self) -> bool:
         """Whether the viewer is the seat to play."""
         return self.you_seat is not None and self.turn == self.you_seat

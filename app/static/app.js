@@ -15,11 +15,38 @@
   var socket = null;
   var before = null;
 
+  var flashTimer = null;
+
   function flash(message, kind) {
     var box = document.getElementById("flash");
     if (!box) return;
     box.textContent = message;
     box.classList.toggle("error", !!message && kind !== "info");
+    fadeFlash();
+  }
+
+  // Messages stay a few seconds: on a phone the box floats over the table.
+  function fadeFlash() {
+    clearTimeout(flashTimer);
+    flashTimer = setTimeout(function () {
+      var box = document.getElementById("flash");
+      if (box) { box.textContent = ""; box.classList.remove("error"); }
+    }, 8000);
+  }
+
+  // When a deal ends, bring its summary into view if the player is looking elsewhere.
+  var lastStage = null;
+  function showDealSummary() {
+    var status = document.getElementById("status");
+    var summary = document.getElementById("summary");
+    var stage = status && status.dataset.stage;
+    if (stage === "deal_over" && lastStage !== "deal_over" && summary && !summary.hidden) {
+      var box = summary.getBoundingClientRect();
+      if (box.bottom < 0 || box.top > window.innerHeight * 0.6) {
+        summary.scrollIntoView({ behavior: "smooth", block: "start" });
+      }
+    }
+    lastStage = stage;
   }
 
   function setConnection(text, state) {
@@ -66,6 +93,8 @@
     before = { cards: cardKeys(), handFocus: buttons.indexOf(focused) };
   });
   document.addEventListener("htmx:wsAfterMessage", function () {
+    if (document.querySelector("#flash.error:not(:empty)")) fadeFlash();
+    showDealSummary();
     // Whatever came back (the new table or a refusal), a card is no longer on its way.
     document.querySelectorAll("#hand .card-button.sent").forEach(function (el) { el.classList.remove("sent"); });
     if (before) {
@@ -112,4 +141,29 @@
   });
 
   showTurnInTitle();
+
+  // Rules forms: choosing a preset shows its options; changing an option makes the rules custom.
+  var OPTIONS = ["hand_size", "follow", "ace_lead", "last_trick_tie", "threshold", "lives",
+                 "second_life_min_opponents", "penalty_to", "match_length"];
+  document.addEventListener("change", function (event) {
+    var form = event.target.closest("form.rules-form");
+    if (!form || !form.dataset.presets) return;
+    var presets = JSON.parse(form.dataset.presets);
+    var field = event.target;
+    if (field.name === "preset") {
+      var values = presets[field.value];
+      if (!values) return;
+      OPTIONS.forEach(function (name) {
+        var input = form.elements[name];
+        if (input) input.value = String(values[name]);
+      });
+    } else if (OPTIONS.indexOf(field.name) >= 0) {
+      var preset = form.elements.preset;
+      if (preset && preset.length !== undefined && preset.tagName !== "SELECT") {
+        Array.prototype.forEach.call(preset, function (radio) { radio.checked = radio.value === "custom"; });
+      } else if (preset) {
+        preset.value = "custom";
+      }
+    }
+  });
 })();

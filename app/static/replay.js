@@ -104,7 +104,12 @@
     if (event.target.closest("input, select, textarea")) return;
     var keys = { ArrowRight: "next-trick", ArrowLeft: "prev-trick", PageDown: "next-deal",
                  PageUp: "prev-deal", Home: "first-deal", End: "last-deal" };
-    if (keys[event.key]) { event.preventDefault(); step(keys[event.key]); }
+    if (!keys[event.key]) return;
+    // The arrows step anywhere on the page; the page keys only inside the replay, elsewhere they scroll.
+    var arrow = event.key === "ArrowRight" || event.key === "ArrowLeft";
+    if (!arrow && !root.contains(document.activeElement)) return;
+    event.preventDefault();
+    step(keys[event.key]);
   });
   render();
 })();

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Select, delete, exists, func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, undefer
 
 from app.game.errors import InvalidRules
 from app.game.match import Match
@@ -157,7 +157,11 @@ def import_match(session: Session, *, match_id: str, match: Match, imported_at: 
 
 
 def active_rooms(session: Session) -> list[RoomSnapshot]:
-    """Every room not closed, oldest first, with its seats and match in progress (record rebuilt)."""
+    """Every room not closed, oldest first, with its seats and match in progress (record rebuilt).
+
+    A room whose newest match is finished comes with that match instead (``finished``), so
+    its final standings can be shown again.
+    """
     open_room = Room.closed_at.is_(None)
     rooms = session.scalars(select(Room).where(open_room).order_by(Room.created_at, Room.code)).all()
     seats: dict[str, list[SeatRecord]] = {}
@@ -181,9 +185,20 @@ def active_rooms(session: Session) -> list[RoomSnapshot]:
                                 .order_by(PlayRow.match_id, PlayRow.deal, PlayRow.play)):
         plays.setdefault((play.match_id, play.deal), []).append(play.card)
 
+    newest_finished: dict[str, MatchRow] = {}
+    for match in session.scalars(select(MatchRow).join(Room, MatchRow.room_code == Room.code)
+                                 .where(open_room, MatchRow.status == FINISHED)
+                                 .order_by(MatchRow.started_at, MatchRow.id)
+                                 .options(undefer(MatchRow.record))):
+        newest_finished[match.room_code or ""] = match
+
     snapshots = []
     for room in rooms:
         match = matches.get(room.code)
+        finished = newest_finished.get(room.code)
+        last = None
+        if finished is not None and (match is None or finished.started_at >= match.started_at):
+            last = ActiveMatch(match_id=finished.id, started_at=finished.started_at, record=finished.record)
         active = None
         if match is not None:
             record = {
@@ -197,7 +212,7 @@ def active_rooms(session: Session) -> list[RoomSnapshot]:
         snapshots.append(RoomSnapshot(code=room.code, rules=room.rules, host_token_hash=room.host_token_hash,
                                       turn_seconds=room.turn_seconds,
                                       created_at=room.created_at, seats=tuple(seats.get(room.code, [])),
-                                      match=active))
+                                      match=active, finished=last))
     return snapshots
 
 

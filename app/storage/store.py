@@ -251,6 +251,10 @@ class Storage:
             raise StorageError("storage is closed")
 
 
+IMPORTED_NAME_MAX = 40
+"""Longest player name an imported record may carry (names typed here have at most 20)."""
+
+
 def verify_for_import(record: Any) -> Match:
     """The finished match a record describes, replayed by the engine (RULES.md §4).
 
@@ -268,6 +272,11 @@ def verify_for_import(record: Any) -> Match:
         raise RecordRejected(f"the record is faulty at deal {fault.deal}: {fault.message}", fault.to_dict()) from None
     if not match.finished:
         raise RecordRejected("the match in the record is not finished", summary(match))
+    for name in match.players:
+        if not name.strip() or len(name) > IMPORTED_NAME_MAX:
+            reason = f"player names must have 1 to {IMPORTED_NAME_MAX} characters, not {name[:30]!r}"
+            raise RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": None, "card": None,
+                                          "reason": reason})
     return match
 
 

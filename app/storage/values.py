@@ -92,7 +92,8 @@ class RoomSnapshot:
 
     ``rules`` as saved (a dict of rules options), ``host_token_hash`` the
     host's token hash (``None`` when nobody hosts), ``turn_seconds`` the turn
-    clock (``None`` when off), ``created_at`` aware UTC, ``seats`` the occupied seats by
+    clock (``None`` when off), ``finished`` the room's newest match when that
+    one is finished (``None`` otherwise), ``created_at`` aware UTC, ``seats`` the occupied seats by
     index, ``match`` the match in progress or ``None``.
     """
 
@@ -103,6 +104,7 @@ class RoomSnapshot:
     created_at: datetime
     seats: tuple[SeatRecord, ...]
     match: ActiveMatch | None
+    finished: ActiveMatch | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,19 +123,43 @@ def test_an_absent_player_is_played_by_a_bot_until_they_return(make_client):
         assert back.latest() == before and before["turn"] == 1
 
 
-def test_the_host_can_hand_a_seat_to_a_bot_during_a_match(client):
+def test_the_host_can_hand_an_away_players_seat_to_a_bot(make_client):
+    client = make_client(away_grace_seconds=0.3)
     code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
-    ana = Peer(client, code, tokens[0])
+    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
     ana.send({"type": "start"})
     ana.until(lambda s: s["phase"] == "playing")
+    ana.send({"type": "hand_to_bot", "seat": 1, "strength": "easy"})
+    assert ana.next_error()["code"] == "player_present"
+    ben.close()
+    ana.until(lambda s: s["seats"][1]["away"])
     ana.send({"type": "hand_to_bot", "seat": 1, "strength": "easy"})
     state = ana.until(lambda s: s["seats"][1]["bot"] == "easy")
     assert state["seats"][1]["name"] == "Ben"
     rng = random.Random(3)
     while state["phase"] != "finished":
+        state = ana.latest()
         if state["turn"] == 0:
             ana.send({"type": "play", "card": rng.choice(state["you"]["legal"])})
         state = ana.next_state()
+
+
+def test_leaving_after_a_match_returns_the_room_to_the_lobby(client):
+    code, tokens = open_room(client, ["Host", "Ben"], preset="quick")
+    host = Peer(client, code, tokens[0])
+    seat_bots(host, ["easy"])
+    host.send({"type": "leave"})
+    host.send({"type": "remove", "seat": 0})  # Ben, who never connected; the bot takes seat 0
+    host.until(lambda s: [seat["bot"] for seat in s["seats"]] == ["easy"])
+    seat_bots(host, ["normal"])
+    host.send({"type": "start"})
+    final = host.until(lambda s: s["phase"] == "finished")
+    assert final["standings"]
+    host.send({"type": "remove", "seat": 0})
+    state = host.until(lambda s: len(s["seats"]) == 1)
+    assert state["phase"] == "lobby" and state["standings"] == [] and state["last_deal"] is None
+    assert client.get(f"/r/{code}").status_code == 200
+    assert client.get(f"/api/rooms/{code}").status_code == 200
 
 
 def test_hosting_passes_on_when_the_host_is_gone_for_the_grace_period(make_client):

@@ -90,3 +90,15 @@ def test_room_codes_are_found_in_any_case(client):
 def test_health(client):
     answer = client.get("/healthz")
     assert answer.status_code == 200 and answer.json()["status"] == "ok"
+
+
+def test_a_server_holds_a_bounded_number_of_rooms_and_connections(make_client):
+    client = make_client(max_rooms=2, max_connections_per_room=2)
+    code, _ = open_room(client, ["Ana"])
+    open_room(client, ["Ben"])
+    full = client.post("/api/rooms", json={"name": "Cy"})
+    assert full.status_code == 503 and full.json()["error"] == "server_full"
+    first, second = Peer(client, code), Peer(client, code)
+    with client.websocket_connect(f"/api/rooms/{code}/ws") as third:
+        assert third.receive_json()["code"] == "room_crowded"
+    assert first.state["spectators"] <= 2 and second.state is not None

@@ -138,3 +138,23 @@ def test_a_finished_match_is_listed_and_its_replay_page_has_every_deal(client):
         assert [card for trick in shown["tricks"] for _, card in trick["plays"]] == stored["plays"]
     assert page.text.count("<tr><th scope=\"row\">") >= len(record["deals"])
     assert f'/api/matches/{match_id}/record" download' in page.text
+
+
+def test_odd_page_numbers_and_form_numbers_are_handled(client):
+    for page in ["0", "-3", "abc", "99999999999999999999", "²"]:
+        answer = client.get(f"/matches?page={page}")
+        assert answer.status_code == 200 and "text/html" in answer.headers["content-type"]
+    assert client.get("/api/matches?page=99999999999999999999").status_code == 422
+    answer = client.post("/rooms", data={"name": "Ana", "preset": "custom", "threshold": "²"})
+    assert answer.status_code == 422 and "threshold" in answer.text
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    client.cookies.clear()
+    client.cookies.set(f"cucumber_{code}", tokens[0])
+    with client.websocket_connect(f"/r/{code}/ws") as socket:
+        socket.receive_text()
+        for message in [{"type": "set_clock", "seconds": "²²"}, {"type": "remove", "seat": "²"},
+                        {"type": "set_rules", "preset": "custom", "threshold": "３０"}]:
+            socket.send_json(message)
+            assert 'id="flash"' in socket.receive_text()
+        socket.send_json({"type": "set_clock", "seconds": "30"})
+        assert "30 seconds a turn" in socket.receive_text()

@@ -277,3 +277,17 @@ def test_versions_increase_and_every_state_is_complete(client, table):
         assert {"phase", "rules", "seats", "dealer", "turn", "trick", "winners", "match_id", "you"} <= set(
             message["state"])
         json.dumps(message)
+
+
+def test_a_play_for_a_moment_that_has_passed_is_refused(client, table):
+    code, peers = table
+    turn = peers[0].state["turn"]
+    state = peers[turn].until_version(peers[0].version)
+    moment = {"deal": state["deal"], "played": sum(len(s["played"]) for s in state["seats"]) + len(state["trick"])}
+    twin = Peer(client, code, peers[turn].token)
+    first, second = state["you"]["legal"][0], state["you"]["hand"][-1]
+    twin.send({"type": "play", "card": first, **moment})
+    twin.until(lambda s, c=first: c not in s["you"]["hand"])
+    peers[turn].send({"type": "play", "card": second, **moment})
+    assert peers[turn].next_error()["code"] == "stale_play"
+    assert second in peers[turn].latest()["you"]["hand"]

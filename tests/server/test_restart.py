@@ -13,7 +13,8 @@ from tests.server.conftest import Client, Server
 pytestmark = pytest.mark.server
 
 # What a player sees that must be the same before and after a restart (presence may differ).
-SAME = ["phase", "rules", "deal", "trick_number", "dealer", "turn", "leader", "trick", "previous_trick", "winners"]
+SAME = ["phase", "rules", "deal", "trick_number", "dealer", "turn", "leader", "trick", "previous_trick", "winners",
+        "last_deal", "standings", "match_id"]
 
 
 def comparable(state: dict[str, Any]) -> dict[str, Any]:
@@ -79,13 +80,15 @@ def test_a_match_interrupted_by_kill_9_finishes_after_a_restart(make_server, emp
     while not (state["deal"] >= 2 and len(state["trick"]) == 1):  # into the second deal, mid-trick
         state = table.play_one()
     seen = [comparable(state) for state in table.sync_all()]
-    assert seen[state["turn"]]["you"]["legal"]
+    assert seen[state["turn"]]["you"]["legal"] and seen[0]["last_deal"] is not None
+    version = table.clients[0].version
 
     server.kill()
     server.start()
 
     table.reconnect()
     assert [comparable(client.state) for client in table.clients] == seen
+    assert table.clients[0].version > version  # versions keep growing across restarts
     lobby = Client(server, other_code, other_tokens[0]).state
     assert [seat["name"] for seat in lobby["seats"]] == ["Dag", "Eva"] and lobby["phase"] == "lobby"
 
@@ -116,3 +119,20 @@ def test_a_restarted_server_keeps_seats_and_refuses_strangers(make_server, empty
     stranger = Client(server, code, None)
     stranger.send({"type": "start"})
     assert stranger.next_error()["code"] == "not_host"
+
+
+def test_a_finished_match_is_still_on_show_after_a_restart(make_server, empty_url):
+    server = make_server(empty_url)
+    code, tokens = open_table(server, ["Ana", "Ben"])
+    table = Table(server, code, tokens, seed=3)
+    table.clients[0].send({"type": "start"})
+    state = table.latest()
+    while state["phase"] != "finished":
+        state = table.play_one()
+    seen = comparable(table.sync_all()[0])
+    server.kill()
+    server.start()
+    again = Client(server, code, tokens[0])
+    assert comparable(again.state) == seen
+    again.send({"type": "start"})  # play again works as before
+    assert again.until(lambda s: s["phase"] == "playing")["standings"] == []

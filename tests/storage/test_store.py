@@ -429,3 +429,13 @@ def test_calls_work_again_after_the_server_dropped_the_connections(storage):
         admin.dispose()
     assert [room.code for room in storage.active_rooms()] == ["ROOM1"]
 
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 41])
+def test_an_imported_record_needs_sensible_player_names(storage, name):
+    record = to_record(played_match(seed=9, players=3))
+    record["players"][1] = name
+    with pytest.raises(RecordRejected) as caught:
+        storage.import_record(record, imported_at=T0)
+    assert caught.value.result["ok"] is False and "names" in caught.value.result["reason"]
+    assert storage.list_matches().total == 0

@@ -1,0 +1,56 @@
+"""Player names, room codes and form numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.rooms.names import (
+    CODE_ALPHABET,
+    InvalidName,
+    clean_name,
+    form_number,
+    new_room_code,
+    normalise_code,
+    same_name,
+)
+
+
+@pytest.mark.parametrize(("raw", "shown"), [
+    ("  Ana  ", "Ana"),
+    ("Ana   Maria", "Ana Maria"),
+    ("<script>x</script>", "<script>x</script>"),
+    ("Zoë", "Zoë"),
+    ("Zoe\u0308", "Zoë"),  # NFC
+    ("👨\u200d👩\u200d👧", "👨\u200d👩\u200d👧"),
+    ("x" * 20, "x" * 20),
+])
+def test_names_that_are_accepted(raw, shown):
+    assert clean_name(raw) == shown
+
+
+@pytest.mark.parametrize("raw", [
+    "", "   ", "x" * 21, "a\u200bb", "\u202eevil", "a\x00b", "\u3164", "\u2800\u2800", "\uffa0",
+    "\u0301\u0301\u0301", "\u034f", "\u200dA", "A\u200d", 7, None,
+])
+def test_names_that_are_refused(raw):
+    with pytest.raises(InvalidName):
+        clean_name(raw)
+
+
+def test_names_compare_without_case_or_width():
+    assert same_name("Ana", "ANA") and same_name("Ana", "Ａｎａ") and same_name("Ana", "𝐀𝐧𝐚")
+    assert not same_name("Ana", "Anna")
+
+
+def test_room_codes_use_unambiguous_characters_and_are_not_reused():
+    assert not set(CODE_ALPHABET) & set("01OIL")
+    taken = {new_room_code() for _ in range(200)}
+    assert all(len(code) == 5 and set(code) <= set(CODE_ALPHABET) for code in taken)
+    assert new_room_code(taken) not in taken
+    assert normalise_code(" k7qxm ") == "K7QXM"
+
+
+@pytest.mark.parametrize(("value", "number"), [("30", 30), (" 7 ", 7), ("-3", -3), (5, 5), ("²", "²"),
+                                               ("３０", "３０"), ("1e3", "1e3"), ("9" * 12, "9" * 12)])
+def test_form_numbers_are_ascii_digits_only(value, number):
+    assert form_number(value) == number
