@@ -38,6 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        """Build storage and the room registry on start; stop the rooms and close storage on exit."""
         storage = Storage(settings.database_url)
         await asyncio.to_thread(storage.upgrade)
         registry = RoomRegistry(settings, RoomStore(storage))
@@ -58,15 +59,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RoomError)
     async def room_error(request: Request, error: RoomError) -> JSONResponse:
+        """A refused action as ``{"error": code, "message": …}`` with its status."""
         return JSONResponse({"error": error.code, "message": error.message}, status_code=error.status)
 
     @app.exception_handler(StorageError)
     async def storage_error(request: Request, error: StorageError) -> JSONResponse:
+        """A database failure while reading: 503, nothing else said."""
         return JSONResponse({"error": "storage_unavailable", "message": "the database is not available"},
                             status_code=503)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        """A request that does not fit its route: 422 with what was wrong, in one line."""
         problems = "; ".join(f"{'.'.join(str(p) for p in item['loc'][1:]) or 'body'}: {item['msg']}"
                              for item in error.errors())
         return JSONResponse({"error": "bad_request", "message": problems or "bad request"}, status_code=422)
