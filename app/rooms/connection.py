@@ -53,11 +53,6 @@ class Connection:
         self._sender: asyncio.Task[None] | None = None
         self._sending = False
 
-    @property
-    def is_player(self) -> bool:
-        """Whether a seated player (not a spectator) is behind this connection."""
-        return self.token_hash is not None
-
     def deliver(self, payload: Any) -> None:
         """Encode a rendered state for this connection and queue it (if there is anything to send)."""
         text = self.encode(payload)

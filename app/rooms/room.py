@@ -510,10 +510,6 @@ class Room:
         if self._compute_away() != self._away:
             self._changed()
 
-    def touch(self) -> None:
-        """Note activity for the idle sweep."""
-        self.last_active = self._clock()
-
     # ------------------------------------------------------------------ connections
 
     async def attach(self, conn: Connection) -> None:

@@ -87,27 +87,35 @@ def test_when_the_clock_runs_out_the_server_plays_and_the_match_goes_on(make_cli
     assert after["turn"] != state["turn"] and after["trick"][0]["seat"] == state["turn"]
 
 
-def test_an_absent_player_is_played_by_a_bot_until_they_return(make_client):
+def ben_away(make_client):
+    """Ana and Ben in a started quick match, Ben gone past the grace period; returns the client, code, tokens, Ana."""
     client = make_client(away_grace_seconds=0.3)
     code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
     ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
     ana.send({"type": "start"})
     ana.until(lambda s: s["phase"] == "playing")
+    ana.send({"type": "hand_to_bot", "seat": 1, "strength": "easy"})
+    assert ana.next_error()["code"] == "player_present"  # Ben is here: his seat stays his
     ben.close()
     state = ana.until(lambda s: s["seats"][1]["away"])
     assert not state["seats"][1]["connected"]
+    return client, code, tokens, ana
+
+
+def test_an_absent_player_is_played_by_a_bot_until_they_return(make_client):
+    client, code, tokens, ana = ben_away(make_client)
     # Ana plays her turns; Ben's are played for him.
     rng = random.Random(2)
-    plays_for_ben = 0
+    seen = len(ana.received)
     for _ in range(8):
         state = ana.until(lambda s: s["phase"] == "finished" or s["turn"] == 0)
         if state["phase"] == "finished":
             break
-        plays_for_ben += 1
         state = ana.latest()
         if state["turn"] == 0:
             ana.send({"type": "play", "card": rng.choice(state["you"]["legal"])})
-    assert plays_for_ben > 0
+    assert any(play["seat"] == 1 for message in ana.received[seen:] if message["type"] == "state"
+               for play in message["state"]["trick"]), "nobody played for Ben"
     back = Peer(client, code, tokens[1])
     assert back.state["seats"][1]["away"] is False and back.state["seats"][1]["connected"] is True
     # Ben is back: when his turn comes, nobody plays for him, even after the grace period.
@@ -124,15 +132,7 @@ def test_an_absent_player_is_played_by_a_bot_until_they_return(make_client):
 
 
 def test_the_host_can_hand_an_away_players_seat_to_a_bot(make_client):
-    client = make_client(away_grace_seconds=0.3)
-    code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
-    ana.send({"type": "start"})
-    ana.until(lambda s: s["phase"] == "playing")
-    ana.send({"type": "hand_to_bot", "seat": 1, "strength": "easy"})
-    assert ana.next_error()["code"] == "player_present"
-    ben.close()
-    ana.until(lambda s: s["seats"][1]["away"])
+    client, code, tokens, ana = ben_away(make_client)
     ana.send({"type": "hand_to_bot", "seat": 1, "strength": "easy"})
     state = ana.until(lambda s: s["seats"][1]["bot"] == "easy")
     assert state["seats"][1]["name"] == "Ben"
