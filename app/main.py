@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from app.api import health, history, matches, pages, rooms, sockets
+from app.api import health, match_api, match_pages, room_api, room_pages, site_pages, sockets
 from app.rooms.persistence import RoomStore
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import RoomError
@@ -76,11 +76,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"error": "bad_request", "message": problems or "bad request"}, status_code=422)
 
     app.include_router(health.router)
-    app.include_router(rooms.router)
-    app.include_router(matches.router)
+    app.include_router(room_api.router)
+    app.include_router(match_api.router)
     app.include_router(sockets.router)
-    app.include_router(pages.router)
-    app.include_router(history.router)
+    app.include_router(site_pages.router)
+    app.include_router(room_pages.router)
+    app.include_router(match_pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

@@ -20,7 +20,8 @@ from app.api.deps import RegistryDep, SettingsDep, cookie_name, origin_allowed
 from app.rooms.connection import Connection, Encode, Render, RenderError
 from app.rooms.protocol import ProtocolError, dispatch, parse_message
 from app.rooms.registry import RoomRegistry
-from app.rooms.room import Room, RoomError, hash_token
+from app.identity import hash_token
+from app.rooms.room import Room, RoomError
 from app.rooms.views import RoomView, state_json
 from app.settings import Settings
 

@@ -16,7 +16,7 @@ from app.game.errors import GameError, InvalidRules
 from app.game.history import deal_by_deal
 from app.game.rules import Rules
 from app.game.summary import DealSummary
-from app.rooms.names import new_room_code, normalise_code
+from app.identity import new_room_code, normalise_code
 from app.rooms.autoplay import Timing
 from app.rooms.persistence import RoomStore, StorageUnavailable
 from app.rooms.room import Room, RoomError, Seat, now

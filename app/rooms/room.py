@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -25,9 +24,9 @@ from app.game.standings import placings
 from app.game.summary import DealSummary, summarize_deal
 from app.rooms.autoplay import Due, Timing, TurnFacts, bot_card, turn_due
 from app.rooms.connection import Connection
-from app.rooms.names import InvalidName, clean_name, form_number, same_name
+from app.names import InvalidName, clean_name, form_number, same_name
 from app.rooms.persistence import RoomStore, StorageUnavailable
-from app.storage import hash_token, new_match_id
+from app.identity import hash_token, new_match_id, new_token
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +48,6 @@ class RoomError(Exception):
         self.code = code
         self.message = message
         self.status = status
-
-
-def new_token() -> str:
-    """A new secret player token: 192 random bits, URL-safe text."""
-    return secrets.token_urlsafe(24)
 
 
 def now() -> datetime:

@@ -11,9 +11,6 @@ from app.storage.values import (
     MatchSummary,
     RoomSnapshot,
     SeatRecord,
-    hash_token,
-    new_match_id,
-    token_matches,
 )
 
 __all__ = [
@@ -25,8 +22,5 @@ __all__ = [
     "SeatRecord",
     "Storage",
     "StorageError",
-    "hash_token",
-    "new_match_id",
-    "token_matches",
     "verify_for_import",
 ]

@@ -22,7 +22,8 @@ from app.game.record import NotARecord, RecordFault, replay, summary
 from app.storage import migrate, queries
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError
-from app.storage.values import MatchPage, MatchSummary, RoomSnapshot, SeatRecord, new_match_id
+from app.identity import new_match_id
+from app.storage.values import MatchPage, MatchSummary, RoomSnapshot, SeatRecord
 
 MAX_PER_PAGE = 100
 

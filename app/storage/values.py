@@ -1,44 +1,13 @@
-"""What storage takes and gives back: frozen values, never ORM rows.
-
-Also match ids and token hashes, the two identifiers storage deals in.
-"""
+"""What storage takes and gives back: frozen values, never ORM rows."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import re
-import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from app.identity import TOKEN_HASH_PATTERN
 from app.storage.models import BOT_LEVELS
-
-MATCH_ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
-"""Lower-case letters and digits without the look-alikes 0/o, 1/l/i."""
-MATCH_ID_LENGTH = 12
-
-_TOKEN_HASH = re.compile(r"[0-9a-f]{64}")
-
-
-def new_match_id() -> str:
-    """A new random match id: 12 characters of :data:`MATCH_ID_ALPHABET` (about 59 bits).
-
-    URL-safe and easy to read aloud; drawn from the ``secrets`` generator.
-    """
-    return "".join(secrets.choice(MATCH_ID_ALPHABET) for _ in range(MATCH_ID_LENGTH))
-
-
-def hash_token(token: str) -> str:
-    """The hex SHA-256 (64 lower-case hex digits) of a player's secret token, as stored."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def token_matches(token: str, token_hash: str) -> bool:
-    """Whether ``token`` is the one whose hash is ``token_hash`` (compared in constant time)."""
-    return hmac.compare_digest(hash_token(token), token_hash)
-
 
 @dataclass(frozen=True, slots=True)
 class SeatRecord:
@@ -64,7 +33,7 @@ class SeatRecord:
             raise ValueError(f"seat must be a seat index from 0, not {self.seat!r}")
         if self.bot is not None and self.bot not in BOT_LEVELS:
             raise ValueError(f"bot must be None or one of {', '.join(BOT_LEVELS)}, not {self.bot!r}")
-        if self.token_hash is not None and not _TOKEN_HASH.fullmatch(self.token_hash):
+        if self.token_hash is not None and not TOKEN_HASH_PATTERN.fullmatch(self.token_hash):
             raise ValueError("token_hash must be the hex SHA-256 of the token (64 lower-case hex digits)")
 
     @property

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.rooms.names import CODE_ALPHABET, CODE_LENGTH
+from app.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET, ROOM_CODE_LENGTH as CODE_LENGTH
 from tests.api.conftest import Peer, open_room
 
 

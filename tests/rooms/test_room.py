@@ -15,7 +15,8 @@ from app.rooms.persistence import RoomStore
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room, RoomError
 from app.settings import Settings
-from app.storage import Storage, hash_token
+from app.identity import hash_token
+from app.storage import Storage
 
 pytestmark = pytest.mark.anyio
 

@@ -17,13 +17,13 @@ from app.game.record import NotARecord, check_record, replay, to_record
 from app.game.rules import preset
 from app.game.simulate import play_random_match
 from app.game.standings import placings
+from app.identity import hash_token
 from app.storage import (
     MatchSummary,
     RecordRejected,
     SeatRecord,
     Storage,
     StorageError,
-    hash_token,
 )
 from app.storage.models import DealRow, MatchRow, PlayRow, Room
 

@@ -6,8 +6,10 @@ import hashlib
 
 import pytest
 
-from app.storage import SeatRecord, hash_token, new_match_id, token_matches
-from app.storage.values import MATCH_ID_ALPHABET, MatchPage
+from app.identity import hash_token, new_match_id, token_matches
+from app.storage import SeatRecord
+from app.identity import MATCH_ID_ALPHABET
+from app.storage.values import MatchPage
 
 
 def test_match_ids_are_short_readable_and_new_each_time():

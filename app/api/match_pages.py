@@ -8,9 +8,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.api.deps import StorageDep
-from app.history import match_detail
+from app.match_views import match_detail
 from app.rendering import templates
-from app.rooms.names import form_number
+from app.names import form_number
 
 router = APIRouter()
 

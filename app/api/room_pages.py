@@ -1,4 +1,4 @@
-"""HTML pages: the home page, a room's table and its live WebSocket, the rules.
+"""A room's HTML pages: the table, its forms and its live WebSocket.
 
 Forms post as plain HTML; the table then updates over the page's WebSocket,
 which sends the regions of ``room.html`` that changed for that viewer.
@@ -13,13 +13,14 @@ from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
-from app.api.rooms import set_player_cookie
+from app.api.room_api import set_player_cookie
 from app.api.sockets import accept_room_socket, player_token_hash, serve
 from app.game.rules import ELIMINATION
 from app.rendering import render_blocks, templates
-from app.rooms.names import form_number
+from app.names import form_number
 from app.rooms.protocol import rules_from_message
-from app.rooms.room import Room, RoomError, hash_token
+from app.identity import hash_token
+from app.rooms.room import Room, RoomError
 from app.rooms.views import RoomView, room_view
 
 router = APIRouter()
@@ -27,12 +28,6 @@ router = APIRouter()
 LIVE_REGIONS = ["status", "seats", "trick", "hand", "summary", "controls", "join", "rules"]
 _NUMBER_OPTIONS = ("hand_size", "threshold", "lives", "second_life_min_opponents")
 _RULE_OPTIONS = ("follow", "ace_lead", "last_trick_tie", "penalty_to", *_NUMBER_OPTIONS)
-
-
-@router.get("/", response_class=HTMLResponse, name="home")
-async def home(request: Request) -> Response:
-    """The home page: open a table with a name and rules."""
-    return templates.TemplateResponse(request, "home.html", {})
 
 
 def rules_from_form(form: dict[str, Any]) -> dict[str, Any]:
@@ -117,12 +112,6 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
     response = RedirectResponse(request.url_for("room_page", code=room.code), status_code=303)
     set_player_cookie(response, request, room.code, token)
     return response
-
-
-@router.get("/rules", response_class=HTMLResponse, name="rules_page")
-async def rules_page(request: Request) -> Response:
-    """The house rules and every variant, in plain words, with the worked example."""
-    return templates.TemplateResponse(request, "rules.html", {})
 
 
 def live_context(path_for: Callable[..., Any], deal_pause: float) -> dict[str, Any]:

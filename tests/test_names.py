@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.rooms.names import (
-    CODE_ALPHABET,
-    InvalidName,
-    clean_name,
-    form_number,
-    new_room_code,
-    normalise_code,
-    same_name,
-)
+from app.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET
+from app.identity import new_room_code, normalise_code
+from app.names import InvalidName, clean_name, form_number, same_name
 
 
 @pytest.mark.parametrize(("raw", "shown"), [

@@ -1,19 +1,17 @@
-"""What people type: player names, room codes, and numbers from forms.
+"""What people type: player names and numbers from forms.
 
 Names are 1–20 visible characters after trimming, unique in a room without
-regard to case. Room codes avoid characters that look alike (0/O, 1/I/L).
+regard to case. Every way in (the table, the API, imported records) checks
+names here.
 """
 
 from __future__ import annotations
 
 import re
-import secrets
 import unicodedata
 from typing import Any
 
 NAME_MAX = 20
-CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
-CODE_LENGTH = 5
 _INVISIBLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 _JOINER = "\u200d"  # joins emoji into one picture (👨‍👩‍👧): allowed between visible characters
 _SEEN = ("L", "N", "P", "S")  # letters, numbers, punctuation, symbols
@@ -58,19 +56,6 @@ def same_name(first: str, second: str) -> bool:
 
 def _folded(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold()
-
-
-def new_room_code(taken: set[str] | frozenset[str] = frozenset()) -> str:
-    """A random room code of 5 unambiguous characters not in ``taken``."""
-    while True:
-        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-        if code not in taken:
-            return code
-
-
-def normalise_code(raw: str) -> str:
-    """A room code as typed (any case, surrounding spaces) in canonical form."""
-    return raw.strip().upper()
 
 
 _WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")

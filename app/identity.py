@@ -1,0 +1,66 @@
+"""Identifiers of rooms, matches and players: how they are made and recognised.
+
+Rooms, storage and the routes all import them from here. A player's secret
+token is never stored; only :func:`hash_token` of it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+
+MATCH_ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
+"""Lower-case letters and digits without the look-alikes 0/o, 1/l/i."""
+MATCH_ID_LENGTH = 12
+MATCH_ID_PATTERN = re.compile(f"[{MATCH_ID_ALPHABET}]{{{MATCH_ID_LENGTH}}}")
+"""What a match id looks like; anything else names no match."""
+
+ROOM_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+"""Upper-case letters and digits without the look-alikes 0/O, 1/I/L."""
+ROOM_CODE_LENGTH = 5
+
+TOKEN_HASH_PATTERN = re.compile(r"[0-9a-f]{64}")
+"""What :func:`hash_token` returns: 64 lower-case hex digits."""
+
+
+def new_match_id() -> str:
+    """A new random match id: 12 characters of :data:`MATCH_ID_ALPHABET` (about 59 bits).
+
+    URL-safe and easy to read aloud; drawn from the ``secrets`` generator.
+    """
+    return "".join(secrets.choice(MATCH_ID_ALPHABET) for _ in range(MATCH_ID_LENGTH))
+
+
+def is_match_id(text: str) -> bool:
+    """Whether ``text`` has the form of a match id (it may still name no match)."""
+    return MATCH_ID_PATTERN.fullmatch(text) is not None
+
+
+def new_room_code(taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """A random room code of 5 unambiguous characters, not in ``taken``."""
+    while True:
+        code = "".join(secrets.choice(ROOM_CODE_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
+        if code not in taken:
+            return code
+
+
+def normalise_code(raw: str) -> str:
+    """A room code as typed (any case, surrounding spaces) in canonical form."""
+    return raw.strip().upper()
+
+
+def new_token() -> str:
+    """A new secret player token: 192 random bits, URL-safe text."""
+    return secrets.token_urlsafe(24)
+
+
+def hash_token(token: str) -> str:
+    """The hex SHA-256 (64 lower-case hex digits) of a player's secret token, as stored."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def token_matches(token: str, token_hash: str) -> bool:
+    """Whether ``token`` is the one whose hash is ``token_hash`` (compared in constant time)."""
+    return hmac.compare_digest(hash_token(token), token_hash)
