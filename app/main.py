@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from app.api import health, match_api, match_pages, room_api, room_pages, site_pages, sockets
 from app.rooms.persistence import RoomStore
 from app.rooms.registry import RoomRegistry
-from app.rooms.room import RoomError
+from app.rooms.errors import RoomError
 from app.settings import Settings
 from app.storage import Storage, StorageError
 

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 
 from app.api.deps import StorageDep
-from app.rooms.room import RoomError
+from app.rooms.errors import ErrorCode, RoomError
 
 router = APIRouter(prefix="/api")
 
@@ -31,7 +31,7 @@ async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
     """The ``cucumber-match/1`` record of a finished match (404 for anything else)."""
     record = await asyncio.to_thread(storage.match_record, match_id)
     if record is None:
-        raise RoomError("no_such_match", "no finished match has this id", status=404)
+        raise RoomError(ErrorCode.NO_SUCH_MATCH, "no finished match has this id", status=404)
     return record
 
 

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict
 
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
-from app.rooms.protocol import rules_from_message
-from app.rooms.views import room_view, state_json
+from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.protocol import rules_from, state_json
 
 router = APIRouter(prefix="/api")
 
@@ -42,8 +42,8 @@ def set_player_cookie(response: Response, request: Request, code: str, token: st
 async def create_room(body: CreateRoom, request: Request, response: Response, registry: RegistryDep,
                       settings: SettingsDep) -> dict[str, Any]:
     """Open a room; the creator is seated as host. → ``{code, url, seat, token}``."""
-    rules = rules_from_message(body.model_dump())
-    room, seat, token = await registry.create(body.name, rules)
+    rules = rules_from(body.preset, body.rules)
+    room, seat, token = await registry.create(_name(body.name), rules)
     set_player_cookie(response, request, room.code, token)
     url = f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}"
     return {"code": room.code, "url": url, "seat": seat, "token": token}
@@ -54,7 +54,7 @@ async def join_room(code: str, body: JoinRoom, request: Request, response: Respo
                     registry: RegistryDep) -> dict[str, Any]:
     """Take a free seat. → ``{seat, token}``; 409 when full, started or the name is taken."""
     room = registry.require(code)
-    seat, token = await room.join(body.name)
+    seat, token = await room.join(_name(body.name))
     set_player_cookie(response, request, room.code, token)
     return {"seat": seat, "token": token}
 
@@ -62,6 +62,12 @@ async def join_room(code: str, body: JoinRoom, request: Request, response: Respo
 @router.get("/rooms/{code}")
 async def room_state(code: str, registry: RegistryDep) -> dict[str, Any]:
     """The room as a spectator sees it (no hand, ever)."""
-    room = registry.require(code)
-    view = room_view(room, None)
+    view = registry.require(code).view_for(None)
     return {"version": view.version, "state": state_json(view)}
+
+
+def _name(value: Any) -> str:
+    """A name field as text; ``invalid_name`` (422) for anything else (the room checks the text)."""
+    if not isinstance(value, str):
+        raise RoomError(ErrorCode.INVALID_NAME, "a name must be text", status=422)
+    return value

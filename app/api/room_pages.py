@@ -18,10 +18,11 @@ from app.api.sockets import accept_room_socket, player_token_hash, serve
 from app.game.rules import ELIMINATION
 from app.rendering import render_blocks, templates
 from app.names import form_number
-from app.rooms.protocol import rules_from_message
+from app.rooms.protocol import rules_from
 from app.identity import hash_token
-from app.rooms.room import Room, RoomError
-from app.rooms.views import RoomView, room_view
+from app.rooms.errors import RoomError
+from app.rooms.room import Room
+from app.rooms.views import RoomView
 
 router = APIRouter()
 
@@ -55,8 +56,9 @@ async def create_room_form(request: Request, registry: RegistryDep) -> Response:
     """Open a room from the home page form and go to it, seated as host."""
     form = dict(await request.form())
     try:
-        rules = rules_from_message(rules_from_form(form))
-        room, _, token = await registry.create(form.get("name", ""), rules)
+        asked = rules_from_form(form)
+        rules = rules_from(asked.get("preset"), asked.get("rules"))
+        room, _, token = await registry.create(str(form.get("name", "")), rules)
     except RoomError as error:
         return templates.TemplateResponse(
             request, "home.html", {"error": error.message, "name": form.get("name"), "preset": form.get("preset")},
@@ -69,8 +71,7 @@ async def create_room_form(request: Request, registry: RegistryDep) -> Response:
 def _viewer_view(request: Request, room: Room) -> RoomView:
     """The room as the visitor whose cookie came with the request sees it."""
     token = request.cookies.get(cookie_name(room.code))
-    token_hash = hash_token(token) if token else None
-    return room_view(room, room.seat_of(token_hash), host=room.is_host(token_hash))
+    return room.view_for(hash_token(token) if token else None)
 
 
 def _page_context(request: Request, room: Room, settings: Any, view: RoomView, error: str | None = None) -> dict[str, Any]:
@@ -120,25 +121,32 @@ def live_context(path_for: Callable[..., Any], deal_pause: float) -> dict[str, A
 
 
 class PageRenderer:
-    """Renders a viewer's live regions and sends only those that changed for one connection."""
+    """How the table page sees the room: its live regions, sending one connection only those that changed.
 
-    def __init__(self) -> None:
+    ``context`` is :func:`live_context` (links and the deal pause). One
+    renderer per page connection: it remembers what that page was sent.
+    """
+
+    kind = "page"
+
+    def __init__(self, context: dict[str, Any]) -> None:
+        self.context = context
         self.sent: dict[str, str] = {}
 
-    @staticmethod
-    def regions(view: RoomView, context: dict[str, Any]) -> dict[str, str]:
-        """Every live region of the table page for ``view``, by element id.
-
-        ``context`` is :func:`live_context` (links and the deal pause).
-        """
-        values = {**context, "view": view}
+    def render(self, view: RoomView) -> dict[str, str]:
+        """Every live region of the table page for ``view``, by element id."""
+        values = {**self.context, "view": view}
         return {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
 
-    def encode(self, regions: dict[str, str]) -> str | None:
+    def frame(self, regions: dict[str, str]) -> str | None:
         """The regions that differ from what this connection last got, or ``None``."""
         changed = [html for name, html in regions.items() if self.sent.get(name) != html]
         self.sent.update(regions)
         return "".join(changed) or None
+
+    def error(self, code: str, message: str) -> str:
+        """A refused action as the page's flash message."""
+        return page_error(code, message)
 
 
 def page_error(code: str, message: str) -> str:
@@ -162,8 +170,5 @@ async def room_socket(websocket: WebSocket, code: str, registry: RegistryDep, se
     room = await accept_room_socket(websocket, code, registry, settings)
     if room is None:
         return
-    renderer = PageRenderer()
-    context = live_context(websocket.app.url_path_for, settings.deal_pause_seconds)
-    await serve(websocket, room, settings, player_token_hash(websocket, room),
-                render=lambda view: PageRenderer.regions(view, context), render_error=page_error, kind="html",
-                encode=renderer.encode, translate=translate_page_message)
+    renderer = PageRenderer(live_context(websocket.app.url_path_for, settings.deal_pause_seconds))
+    await serve(websocket, room, settings, player_token_hash(websocket, room), renderer, adapt=translate_page_message)

@@ -1,28 +1,45 @@
-"""WebSocket endpoints: the JSON protocol and the table page's live connection.
+"""WebSocket endpoints: the JSON protocol, and what both room sockets share.
 
-Both check the Origin, identify the player (a ``hello`` token or the room
-cookie), attach a :class:`~app.rooms.connection.Connection` to the room and
-feed every frame through :mod:`app.rooms.protocol`.
+Both sockets check the Origin, identify the player (a ``hello`` token or the
+room cookie), attach a :class:`~app.rooms.connection.Connection` to the room
+and read every frame through :func:`app.rooms.protocol.parse_message`; this
+module turns each typed message into the room action it names.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, origin_allowed
-from app.rooms.connection import Connection, Encode, Render, RenderError
-from app.rooms.protocol import ProtocolError, dispatch, parse_message
-from app.rooms.registry import RoomRegistry
 from app.identity import hash_token
-from app.rooms.room import Room, RoomError
-from app.rooms.views import RoomView, state_json
+from app.rooms.connection import Connection, Renderer
+from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.protocol import (
+    AddBot,
+    ClientMessage,
+    HandToBot,
+    Hello,
+    JsonRenderer,
+    Leave,
+    Play,
+    ProtocolError,
+    Remove,
+    SetClock,
+    SetRules,
+    Start,
+    Sync,
+    error_message,
+    parse_message,
+)
+from app.rooms.registry import RoomRegistry
+from app.rooms.room import Room
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -35,15 +52,19 @@ CLOSE_BAD_TOKEN = 4403
 CLOSE_CROWDED = 1013  # "try again later"
 
 
-def json_state(view: RoomView) -> str:
-    """The protocol's ``state`` message for a view."""
-    return json.dumps({"type": "state", "version": view.version, "state": state_json(view)},
-                      separators=(",", ":"), ensure_ascii=False)
+class WebSocketTransport:
+    """A Starlette WebSocket as a connection's socket."""
 
+    def __init__(self, websocket: WebSocket) -> None:
+        self.websocket = websocket
 
-def json_error(code: str, message: str) -> str:
-    """The protocol's ``error`` message."""
-    return json.dumps({"type": "error", "code": code, "message": message}, separators=(",", ":"))
+    async def send(self, text: str) -> None:
+        """Send one text frame."""
+        await self.websocket.send_text(text)
+
+    async def close(self, code: int) -> None:
+        """Close with ``code`` unless already closed; never raises."""
+        await _close_quietly(self.websocket, code)
 
 
 async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegistry,
@@ -59,9 +80,9 @@ async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegi
     await websocket.accept()
     room = registry.get(code)
     if room is None:
-        await _refuse(websocket, "no_such_room", "there is no room with this code", CLOSE_NO_ROOM)
+        await _refuse(websocket, ErrorCode.NO_SUCH_ROOM, "there is no room with this code", CLOSE_NO_ROOM)
     elif len(room.connections) >= settings.max_connections_per_room:
-        await _refuse(websocket, "room_crowded", "too many people are connected to this room", CLOSE_CROWDED)
+        await _refuse(websocket, ErrorCode.ROOM_CROWDED, "too many people are connected to this room", CLOSE_CROWDED)
         return None
     return room
 
@@ -76,38 +97,61 @@ async def protocol_socket(websocket: WebSocket, code: str, registry: RegistryDep
         frame = await asyncio.wait_for(_receive_frame(websocket), HELLO_TIMEOUT_SECONDS)
         hello = parse_message(frame, settings.max_message_bytes)
     except TimeoutError:
-        await _refuse(websocket, "bad_request", "send hello first", CLOSE_POLICY)
+        await _refuse(websocket, ErrorCode.BAD_REQUEST, "send hello first", CLOSE_POLICY)
         return
     except ProtocolError as error:
         await _refuse(websocket, error.code, error.message, CLOSE_POLICY)
         return
     except WebSocketDisconnect:
         return
-    if hello["type"] != "hello":
-        await _refuse(websocket, "bad_request", 'the first message must be {"type": "hello"}', CLOSE_POLICY)
+    if not isinstance(hello, Hello):
+        await _refuse(websocket, ErrorCode.BAD_REQUEST, 'the first message must be {"type": "hello"}', CLOSE_POLICY)
         return
-    token = hello.get("token")
     token_hash = None
-    if token is not None:
-        token_hash = hash_token(token) if isinstance(token, str) else None
+    if hello.token is not None:
+        token_hash = hash_token(hello.token)
         if not room.knows(token_hash):
-            await _refuse(websocket, "unknown_token", "this token has no seat in this room", CLOSE_BAD_TOKEN)
+            await _refuse(websocket, ErrorCode.UNKNOWN_TOKEN, "this token has no seat in this room", CLOSE_BAD_TOKEN)
             return
-    await serve(websocket, room, settings, token_hash, json_state, json_error, kind="json")
+    await serve(websocket, room, settings, token_hash, JsonRenderer())
 
 
-async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None,
-                render: Render, render_error: RenderError, *, kind: str,
-                encode: Encode | None = None, translate: Any = None) -> None:
+async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None:
+    """Carry out one message from ``conn`` on ``room``; raises :class:`RoomError` when the room refuses it."""
+    who = conn.token_hash
+    match message:
+        case Play():
+            await room.play(who, message.card, message.moment)
+        case Start():
+            await room.start(who)
+        case SetRules():
+            await room.set_rules(who, message.to_rules())
+        case Remove():
+            await room.remove_seat(who, message.seat)
+        case Leave():
+            await room.leave(who)
+        case AddBot():
+            await room.add_bot(who, message.strength)
+        case HandToBot():
+            await room.hand_to_bot(who, message.seat, message.strength)
+        case SetClock():
+            await room.set_clock(who, message.seconds)
+        case Sync():
+            room.send_state(conn)
+        case Hello():
+            raise ProtocolError(ErrorCode.BAD_REQUEST, "already greeted")
+
+
+async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None, renderer: Renderer,
+                *, adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
     """Attach an accepted socket to ``room`` and handle its frames until it closes.
 
-    Each frame is parsed (size limit, JSON object), optionally adapted by
-    ``translate`` (for the page's form messages), and dispatched; a refused
-    action gets an error frame on this connection only.
+    Each frame is parsed (size limit, typed message; ``adapt`` first turns the
+    page's form fields into protocol fields) and dispatched; a refused action
+    gets an error frame on this connection only.
     """
-    conn = Connection(token_hash=token_hash, render=render, render_error=render_error,
-                      send=websocket.send_text, close=lambda code: _close_quietly(websocket, code),
-                      queue_size=settings.send_queue_size, kind=kind, encode=encode)
+    conn = Connection(token_hash=token_hash, renderer=renderer, socket=WebSocketTransport(websocket),
+                      queue_size=settings.send_queue_size)
     sender = conn.start()
     await room.attach(conn)
     try:
@@ -117,15 +161,12 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
             except WebSocketDisconnect:
                 break
             try:
-                message = parse_message(frame, settings.max_message_bytes)
-                if translate is not None:
-                    message = translate(message)
-                await dispatch(room, conn, message)
+                await dispatch(room, conn, parse_message(frame, settings.max_message_bytes, adapt=adapt))
             except (ProtocolError, RoomError) as error:
                 conn.error(error.code, error.message)
             except Exception:  # a bug must cost this message, not the connection or the room
                 log.exception("room %s: a message failed", room.code)
-                conn.error("server_error", "the server could not handle that message; nothing changed")
+                conn.error(ErrorCode.SERVER_ERROR, "the server could not handle that message; nothing changed")
     finally:
         conn.finish()
         await room.detach(conn)
@@ -138,13 +179,13 @@ async def _receive_frame(websocket: WebSocket) -> str | bytes:
     if message["type"] == "websocket.disconnect":
         raise WebSocketDisconnect(message.get("code", 1000))
     if message.get("text") is not None:
-        return message["text"]
-    return message.get("bytes") or b""
+        return str(message["text"])
+    return bytes(message.get("bytes") or b"")
 
 
-async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+async def _refuse(websocket: WebSocket, code: ErrorCode, message: str, close_code: int) -> None:
     with contextlib.suppress(Exception):
-        await websocket.send_text(json_error(code, message))
+        await websocket.send_text(error_message(code, message))
     await _close_quietly(websocket, close_code)
 
 

@@ -1,6 +1,6 @@
-"""One live WebSocket connection of a room, with its bounded outbox.
+"""One live WebSocket connection of a room: who is behind it, how it renders, its bounded outbox.
 
-The room puts messages in the outbox without waiting; a sender task writes
+The room puts frames in the outbox without waiting; a sender task writes
 them to the socket. A client that stops reading fills its outbox and is
 dropped, so it can never hold up the room.
 """
@@ -9,42 +9,54 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
+
+from app.rooms.views import RoomView
 
 log = logging.getLogger(__name__)
 
-Render = Callable[[Any], Any]
-"""Turns a viewer's room view into a payload (shared by connections that render alike)."""
-Encode = Callable[[Any], str | None]
-"""Turns a payload into the text to send on one connection (``None``: nothing to send)."""
-RenderError = Callable[[str, str], str]
-"""Turns a refused action's ``(code, message)`` into the text to send."""
+
+class Socket(Protocol):
+    """The socket under a connection: it sends text frames and closes with a WebSocket close code."""
+
+    async def send(self, text: str) -> None:
+        """Send one text frame (may wait while the client is slow)."""
+
+    async def close(self, code: int) -> None:
+        """Close the socket with ``code``; never raises."""
+
+
+class Renderer(Protocol):
+    """How one kind of client sees the room (JSON messages, or the page's HTML regions).
+
+    ``kind`` names the rendering: viewers of the same seat, host role and
+    kind share one rendered payload per version.
+    """
+
+    kind: str
+
+    def render(self, view: RoomView) -> Any:
+        """The payload for a viewer's :class:`RoomView` (shared by viewers who see alike)."""
+
+    def frame(self, payload: Any) -> str | None:
+        """The text frame for this connection from a rendered payload (``None``: nothing to send)."""
+
+    def error(self, code: str, message: str) -> str:
+        """The text frame telling this connection that its message was refused."""
 
 
 class Connection:
     """A viewer's connection: who they are, how they see the room, and their outbox.
 
-    ``seat`` is the viewer's seat or ``None`` for a spectator; ``token_hash``
-    identifies the player behind it (``None`` for a spectator). ``render``
-    turns a room view into a text frame (JSON for the protocol, HTML for the
-    page) and ``render_error`` a refused action; ``encode`` turns a rendered
-    payload into this connection's frame (e.g. only the regions that changed
-    for it). ``send`` writes one text frame to the socket; ``close`` closes
-    it with a WebSocket close code. ``kind`` names the rendering, so payloads
-    can be shared between connections that render alike.
+    ``token_hash`` identifies the player (or host) behind it (``None`` for a
+    spectator); ``renderer`` turns views into frames; ``socket`` carries them;
+    at most ``queue_size`` frames wait to be sent.
     """
 
-    def __init__(self, *, token_hash: str | None, render: Render, render_error: RenderError,
-                 send: Callable[[str], Awaitable[None]], close: Callable[[int], Awaitable[None]],
-                 queue_size: int, kind: str, encode: Encode | None = None) -> None:
+    def __init__(self, *, token_hash: str | None, renderer: Renderer, socket: Socket, queue_size: int) -> None:
         self.token_hash = token_hash
-        self.render = render
-        self.render_error = render_error
-        self.encode: Encode = encode or (lambda payload: payload)
-        self.kind = kind
-        self._send = send
-        self._close = close
+        self.renderer = renderer
+        self._socket = socket
         self._outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
         self.dropped = False
         # 1000 when it ends normally; 1013 "try again later" and 1011 "server error" invite the
@@ -53,9 +65,14 @@ class Connection:
         self._sender: asyncio.Task[None] | None = None
         self._sending = False
 
+    @property
+    def kind(self) -> str:
+        """The renderer's kind (``"json"``, ``"page"``…)."""
+        return self.renderer.kind
+
     def deliver(self, payload: Any) -> None:
-        """Encode a rendered state for this connection and queue it (if there is anything to send)."""
-        text = self.encode(payload)
+        """Turn a rendered state into this connection's frame and queue it (if there is anything to send)."""
+        text = self.renderer.frame(payload)
         if text is not None:
             self.offer(text)
 
@@ -77,7 +94,7 @@ class Connection:
 
     def error(self, code: str, message: str) -> None:
         """Queue a refused action's error for this connection only."""
-        self.offer(self.render_error(code, message))
+        self.offer(self.renderer.error(code, message))
 
     def abort(self) -> None:
         """Drop the connection now (e.g. its state could not be rendered); the socket closes with 1011."""
@@ -110,7 +127,7 @@ class Connection:
                 if text is None or self.dropped:
                     break
                 self._sending = True
-                await self._send(text)
+                await self._socket.send(text)
                 self._sending = False
         except asyncio.CancelledError:
             pass  # dropped while a send was stuck
@@ -119,6 +136,6 @@ class Connection:
         finally:
             self.dropped = True
             try:
-                await self._close(self.close_code)
+                await self._socket.close(self.close_code)
             except Exception as error:
                 log.debug("close failed: %r", error)

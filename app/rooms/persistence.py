@@ -1,77 +1,95 @@
 """The rooms' way to storage: each call runs in a worker thread, off the event loop.
 
-Storage errors become :class:`StorageUnavailable`, which the room turns into
-a refused action; nothing else about the database reaches the rooms.
+Rooms hand over engine values (a match, its seats); this module turns them
+into what storage keeps. Storage errors become :class:`StorageUnavailable`,
+a refusal like any other; nothing else about the database reaches the rooms.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
 
-if TYPE_CHECKING:
-    from app.rooms.room import Seat
-    from app.storage import Storage
+from app.game import record as records
+from app.game.match import Match
+from app.game.standings import placings
+from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.lobby import Lobby
+from app.storage import SeatRecord, Storage, StorageError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
-class StorageUnavailable(Exception):
-    """A write the room needed did not happen; the action must be refused."""
+def now() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class StorageUnavailable(RoomError):
+    """A write the room needed did not happen; the action is refused (503) and nothing changed."""
+
+    def __init__(self) -> None:
+        super().__init__(ErrorCode.STORAGE_UNAVAILABLE, "the game could not be saved (database unavailable); "
+                         "nothing changed, try again in a moment", status=503)
 
 
 class RoomStore:
     """Asynchronous front of :class:`app.storage.Storage` for the rooms.
 
-    Every method has the same keyword arguments as the storage method of the
-    same name and raises :class:`StorageUnavailable` when it fails.
+    Every method raises :class:`StorageUnavailable` when storage fails.
     """
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
 
-    async def _run(self, method: str, **kwargs: Any) -> Any:
-        from app.storage import StorageError
-
+    async def _run(self, call: Callable[..., T], **kwargs: Any) -> T:
         try:
-            return await asyncio.to_thread(getattr(self.storage, method), **kwargs)
+            return await asyncio.to_thread(call, **kwargs)
         except StorageError as error:
-            log.warning("storage %s failed: %s", method, error)
-            raise StorageUnavailable("the game could not be saved (database unavailable); "
-                                     "nothing changed, try again in a moment") from error
+            log.warning("storage %s failed: %s", call.__name__, error)
+            raise StorageUnavailable() from error
 
-    async def save_room(self, *, code: str, rules: dict[str, Any], host_token_hash: str | None, seats: list[Seat],
-                        created_at: datetime, turn_seconds: int | None) -> None:
-        """Store the room, its rules, clock and seats (bots and token hashes, never tokens)."""
-        from app.storage import SeatRecord
+    async def save_room(self, *, code: str, lobby: Lobby, created_at: datetime) -> None:
+        """Store room ``code`` with its lobby: rules, host, clock and seats (token hashes, never tokens)."""
+        seats = [SeatRecord(seat=index, name=seat.name, token_hash=seat.token_hash, bot=seat.bot)
+                 for index, seat in enumerate(lobby.seats)]
+        await self._run(self.storage.save_room, code=code, rules=lobby.rules.to_dict(), host_token_hash=lobby.host,
+                        seats=seats, created_at=created_at, turn_seconds=lobby.turn_seconds)
 
-        records = [SeatRecord(seat=index, name=seat.name, token_hash=seat.token_hash, bot=seat.bot)
-                   for index, seat in enumerate(seats)]
-        await self._run("save_room", code=code, rules=rules, host_token_hash=host_token_hash, seats=records,
-                        created_at=created_at, turn_seconds=turn_seconds)
+    async def close_room(self, *, code: str) -> None:
+        """Mark the room closed now: it is not restored at the next start."""
+        await self._run(self.storage.close_room, code=code, closed_at=now())
 
-    async def close_room(self, *, code: str, closed_at: datetime) -> None:
-        """Mark the room closed: it is not restored at the next start."""
-        await self._run("close_room", code=code, closed_at=closed_at)
+    async def start_match(self, *, match_id: str, room_code: str, match: Match) -> None:
+        """Store a new match in progress with its first deal as dealt."""
+        await self._run(self.storage.start_match, match_id=match_id, room_code=room_code,
+                        rules=match.rules.to_dict(), players=list(match.players), started_at=now())
+        await self.record_deal(match_id=match_id, match=match)
 
-    async def start_match(self, **kwargs: Any) -> None:
-        """Store a new match in progress."""
-        await self._run("start_match", **kwargs)
+    async def record_deal(self, *, match_id: str, match: Match) -> None:
+        """Store the deal ``match`` is at, as dealt (dealer and hands), before anyone sees it."""
+        deal = match.deal
+        if deal is None:
+            raise ValueError("the match has no deal to store")
+        hands = [[card.code for card in deal.dealt_hand(seat)] for seat in range(match.seat_count)]
+        await self._run(self.storage.record_deal, match_id=match_id, deal=match.deals_completed,
+                        dealer=deal.dealer, hands=hands)
 
-    async def record_deal(self, **kwargs: Any) -> None:
-        """Store a deal's dealer and hands as dealt, before anyone sees it."""
-        await self._run("record_deal", **kwargs)
+    async def record_play(self, *, match_id: str, before: Match, card: str) -> None:
+        """Store the play of ``card`` (a card code) made in ``before``, before it is shown to anyone."""
+        plays = len(before.deal.plays) if before.deal is not None else 0
+        await self._run(self.storage.record_play, match_id=match_id, deal=before.deals_completed,
+                        play=plays, card=card, played_at=now())
 
-    async def record_play(self, **kwargs: Any) -> None:
-        """Store one play, before it is shown to anyone."""
-        await self._run("record_play", **kwargs)
+    async def finish_match(self, *, match_id: str, match: Match) -> None:
+        """Store the finished ``match`` with its record, placings and winners."""
+        await self._run(self.storage.finish_match, match_id=match_id, record=records.to_record(match),
+                        placings=placings(match), winners=list(match.winners), ended_at=now())
 
-    async def finish_match(self, **kwargs: Any) -> None:
-        """Store the finished match with its record, placings and winners."""
-        await self._run("finish_match", **kwargs)
-
-    async def abandon_match(self, **kwargs: Any) -> None:
+    async def abandon_match(self, *, match_id: str) -> None:
         """Mark a match in progress as never to be finished."""
-        await self._run("abandon_match", **kwargs)
+        await self._run(self.storage.abandon_match, match_id=match_id, ended_at=now())

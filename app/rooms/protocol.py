@@ -1,101 +1,317 @@
-"""Client messages: how a frame is read, checked and turned into a room action.
+"""The JSON protocol's messages, both ways (docs/protocol.md).
 
-Both the JSON protocol and the page's WebSocket come through here, so every
-client is held to the same limits and gets the same error codes.
+In: every client frame is read once by :func:`parse_message` into one of the
+typed messages of :data:`ClientMessage` (a discriminated union on ``type``);
+a frame that is not one gets :class:`ProtocolError` with a stable code.
+Out: :func:`state_message` and :func:`error_message` are the frames a JSON
+client receives, and :class:`JsonRenderer` sends them to a connection. The
+table page's socket is read through here too, so every client is held to the
+same limits and gets the same error codes.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAdapter, ValidationError, field_validator
 
 from app.game.errors import InvalidRules
 from app.game.rules import Rules, preset
-from app.rooms.connection import Connection
-from app.rooms.room import Room, RoomError
+from app.game.views import TrickCard
+from app.names import form_number
+from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.schedule import CLOCK_RANGE
+from app.rooms.views import RoomView
+
+BOT_STRENGTHS = ("easy", "normal", "hard")
 
 
 class ProtocolError(Exception):
-    """A frame that cannot be an action: too large, not JSON, not an object, unknown type."""
+    """A frame that is not a message: too large, not JSON, not an object, unknown type or bad fields."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
 
 
-def parse_message(frame: str | bytes | None, limit: int) -> dict[str, Any]:
-    """Read one client frame as a JSON object with a string ``type``.
+# ---------------------------------------------------------------------- client → server
 
-    ``limit`` is the largest accepted frame in bytes. Raises
-    :class:`ProtocolError` with code ``too_large``, ``malformed`` or
-    ``bad_request``.
+
+class _Message(BaseModel):
+    """A client message; fields a message does not know are ignored (the page sends a few)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    refusals: ClassVar[dict[str, tuple[ErrorCode, str]]] = {}
+    """For a field whose value is wrong: the error code and message to answer with."""
+
+
+class Hello(_Message):
+    """The first message on the JSON socket: ``token`` for a player, none for a spectator."""
+
+    type: Literal["hello"]
+    token: StrictStr | None = None
+
+
+class Play(_Message):
+    """Play ``card``, optionally only at the moment (``deal`` from 1, ``played`` cards in it) it was chosen for."""
+
+    type: Literal["play"]
+    card: StrictStr
+    deal: StrictInt | None = None
+    played: StrictInt | None = None
+    refusals = {"card": (ErrorCode.INVALID_CARD, "a card must be a card code such as 9C"),
+                "deal": (ErrorCode.BAD_REQUEST, "deal and played are whole numbers"),
+                "played": (ErrorCode.BAD_REQUEST, "deal and played are whole numbers")}
+
+    @property
+    def moment(self) -> tuple[int | None, int | None] | None:
+        """``(deal, played)`` when the play names its moment, else ``None``."""
+        return None if (self.deal, self.played) == (None, None) else (self.deal, self.played)
+
+
+class Start(_Message):
+    """The host starts a match (or the next one)."""
+
+    type: Literal["start"]
+
+
+class SetRules(_Message):
+    """The host changes the rules: a ``preset`` name and/or ``rules`` options over it."""
+
+    type: Literal["set_rules"]
+    preset: Any = None
+    rules: Any = None
+
+    def to_rules(self) -> Rules:
+        """The rules asked for; ``invalid_rules`` (422) naming the bad option."""
+        return rules_from(self.preset, self.rules)
+
+
+_SEAT_REFUSAL = (ErrorCode.BAD_REQUEST, "no such seat")
+_STRENGTH_REFUSAL = (ErrorCode.BAD_REQUEST, f"a bot is {', '.join(BOT_STRENGTHS)}")
+
+
+class AddBot(_Message):
+    """The host seats a bot of ``strength``."""
+
+    type: Literal["add_bot"]
+    strength: Literal["easy", "normal", "hard"] = "normal"
+    refusals = {"strength": _STRENGTH_REFUSAL}
+
+
+class HandToBot(_Message):
+    """The host hands ``seat`` (an away player's) to a bot of ``strength`` for good."""
+
+    type: Literal["hand_to_bot"]
+    seat: StrictInt
+    strength: Literal["easy", "normal", "hard"] = "normal"
+    refusals = {"seat": _SEAT_REFUSAL, "strength": _STRENGTH_REFUSAL}
+
+
+class Remove(_Message):
+    """The host frees ``seat``."""
+
+    type: Literal["remove"]
+    seat: StrictInt
+    refusals = {"seat": _SEAT_REFUSAL}
+
+
+class Leave(_Message):
+    """A seated player gives up their seat."""
+
+    type: Literal["leave"]
+
+
+class SetClock(_Message):
+    """The host sets the turn clock: ``seconds`` per turn (5–600), or off (``None``, 0, ``""``, ``"off"``)."""
+
+    type: Literal["set_clock"]
+    seconds: int | None = None
+    refusals = {"seconds": (ErrorCode.BAD_REQUEST,
+                            f"the turn clock is off or {CLOCK_RANGE[0]} to {CLOCK_RANGE[1]} seconds")}
+
+    @field_validator("seconds", mode="before")
+    @classmethod
+    def _seconds(cls, value: Any) -> int | None:
+        value = form_number(value)
+        if value in (None, 0, "", "off"):
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not CLOCK_RANGE[0] <= value <= CLOCK_RANGE[1]:
+            raise ValueError("out of range")
+        return value
+
+
+class Sync(_Message):
+    """Send me the current state again."""
+
+    type: Literal["sync"]
+
+
+ClientMessage = Annotated[
+    Hello | Play | Start | SetRules | AddBot | HandToBot | Remove | Leave | SetClock | Sync,
+    Field(discriminator="type"),
+]
+"""Every message a client may send, told apart by ``type``."""
+
+_MESSAGES: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+_BY_TYPE = {model.model_fields["type"].annotation.__args__[0]: model  # type: ignore[union-attr]
+            for model in (Hello, Play, Start, SetRules, AddBot, HandToBot, Remove, Leave, SetClock, Sync)}
+
+
+def parse_message(frame: str | bytes | None, limit: int,
+                  adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> ClientMessage:
+    """Read one client frame as a typed message.
+
+    ``limit`` is the largest accepted frame in bytes; ``adapt``, if given,
+    turns the decoded object into protocol fields first (the page's forms
+    send their fields as text). Raises
+    :class:`ProtocolError`: ``too_large``, ``malformed`` (binary, not a JSON
+    object), ``unknown_type``, or the field's own code (``invalid_card`` for
+    a play's card, ``bad_request`` for the rest) for a missing or wrong field.
     """
+    data = _json_object(frame, limit)
+    if adapt is not None:
+        data = adapt(data)
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError(ErrorCode.BAD_REQUEST, 'a message needs a "type"')
+    model = _BY_TYPE.get(kind)
+    if model is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}")
+    try:
+        return _MESSAGES.validate_python(data)
+    except ValidationError as error:
+        field = next((str(problem["loc"][1]) for problem in error.errors() if len(problem["loc"]) > 1), "")
+        code, message = model.refusals.get(field, (ErrorCode.BAD_REQUEST, f"bad field {field!r} in {kind!r}"))
+        raise ProtocolError(code, message) from None
+
+
+def _json_object(frame: str | bytes | None, limit: int) -> dict[str, Any]:
     if frame is None:
-        raise ProtocolError("malformed", "empty message")
+        raise ProtocolError(ErrorCode.MALFORMED, "empty message")
     size = len(frame) if isinstance(frame, bytes) else len(frame.encode("utf-8", "surrogatepass"))
     if size > limit:
-        raise ProtocolError("too_large", f"a message may have at most {limit} bytes")
+        raise ProtocolError(ErrorCode.TOO_LARGE, f"a message may have at most {limit} bytes")
     if isinstance(frame, bytes):
-        raise ProtocolError("malformed", "messages must be JSON text, not binary")
+        raise ProtocolError(ErrorCode.MALFORMED, "messages must be JSON text, not binary")
     try:
-        message = json.loads(frame)
+        data = json.loads(frame)
     except (json.JSONDecodeError, RecursionError):
-        raise ProtocolError("malformed", "a message must be a JSON object") from None
-    if not isinstance(message, dict):
-        raise ProtocolError("malformed", "a message must be a JSON object")
-    kind = message.get("type")
-    if not isinstance(kind, str):
-        raise ProtocolError("bad_request", 'a message needs a "type"')
-    return message
+        raise ProtocolError(ErrorCode.MALFORMED, "a message must be a JSON object") from None
+    if not isinstance(data, dict):
+        raise ProtocolError(ErrorCode.MALFORMED, "a message must be a JSON object")
+    return data
 
 
-def rules_from_message(message: dict[str, Any]) -> Rules:
-    """The rules a message asks for: ``preset`` (a name) and/or ``rules`` (options over it).
+def rules_from(preset_name: Any, options: Any) -> Rules:
+    """The rules a client asks for: ``preset_name`` (``None``: the house rules) with ``options`` over it.
 
-    Raises :class:`RoomError` (``invalid_rules``) naming the bad option.
+    Raises :class:`RoomError` (``invalid_rules``, 422) naming the bad option.
     """
     try:
-        base = preset(message["preset"]) if message.get("preset") is not None else Rules()
-        options = message.get("rules")
+        base = preset(preset_name) if preset_name is not None else Rules()
         if options is None:
             return base
         if not isinstance(options, dict):
             raise InvalidRules("rules must be an object of options")
         return Rules.from_dict({**base.to_dict(), **options})
     except InvalidRules as error:
-        raise RoomError("invalid_rules", str(error), status=422) from None
+        raise RoomError(ErrorCode.INVALID_RULES, str(error), status=422) from None
     except TypeError as error:
-        raise RoomError("invalid_rules", f"bad rules: {error}", status=422) from None
+        raise RoomError(ErrorCode.INVALID_RULES, f"bad rules: {error}", status=422) from None
 
 
-async def dispatch(room: Room, conn: Connection, message: dict[str, Any]) -> None:
-    """Carry out one checked message from ``conn`` on ``room``.
+# ---------------------------------------------------------------------- server → client
 
-    Raises :class:`RoomError` when the room refuses it and
-    :class:`ProtocolError` for an unknown ``type``.
-    """
-    kind = message["type"]
-    who = conn.token_hash
-    if kind == "play":
-        await room.play(who, message.get("card"), deal=message.get("deal"), played=message.get("played"))
-    elif kind == "start":
-        await room.start(who)
-    elif kind == "set_rules":
-        await room.set_rules(who, rules_from_message(message))
-    elif kind == "remove":
-        await room.remove_seat(who, message.get("seat"))
-    elif kind == "leave":
-        await room.leave(who)
-    elif kind == "add_bot":
-        await room.add_bot(who, message.get("strength", "normal"))
-    elif kind == "hand_to_bot":
-        await room.hand_to_bot(who, message.get("seat"), message.get("strength", "normal"))
-    elif kind == "set_clock":
-        await room.set_clock(who, message.get("seconds"))
-    elif kind == "sync":
-        room.send_state(conn)
-    elif kind == "hello":
-        raise ProtocolError("bad_request", "already greeted")
-    else:
-        raise ProtocolError("unknown_type", f"unknown message type {kind[:40]!r}")
+
+def _trick_json(trick: tuple[TrickCard, ...]) -> list[dict[str, Any]]:
+    return [{"seat": play.seat, "card": play.card.code} for play in trick]
+
+
+def state_json(view: RoomView) -> dict[str, Any]:
+    """The ``state`` object for a view (docs/protocol.md, "The state object")."""
+    match = view.match
+    summary = view.summary
+    return {
+        "code": view.code,
+        "phase": view.phase,
+        "rules": view.rules.to_dict(),
+        "rules_text": view.rules_text,
+        "preset": view.preset,
+        "host": view.host_seat,
+        "spectators": view.spectators,
+        "seats": [
+            {"seat": seat.seat, "name": seat.name, "bot": seat.bot, "connected": seat.connected,
+             "away": seat.away, "score": seat.score, "lives": seat.lives, "eliminated": seat.eliminated,
+             "dealer": seat.is_dealer, "turn": seat.is_turn, "cards_left": seat.cards_left,
+             "played": [card.code for card in seat.played]}
+            for seat in view.seats
+        ],
+        "deal": match.deal_number if match else 0,
+        "trick_number": match.trick_number if match else 0,
+        "tricks_per_deal": view.rules.hand_size,
+        "dealer": match.dealer if match else None,
+        "turn": view.turn,
+        "turn_seconds": view.turn_seconds,
+        "turn_remaining": None if view.turn_remaining is None else round(view.turn_remaining, 1),
+        "leader": match.leader if match else None,
+        "trick": _trick_json(match.trick) if match else [],
+        "previous_trick": _trick_json(match.previous_trick) if match else [],
+        "last_deal": None if summary is None else {
+            "deal": summary.deal,
+            "trick_winner": summary.trick_winner,
+            "card": summary.card.code,
+            "penalties": [{"seat": s, "points": p, "card": c.code, "total": t} for s, p, c, t in summary.penalties],
+            "lives_lost": [{"seat": s, "lives": left, "total": t} for s, left, t in summary.lives_lost],
+            "eliminated": [{"seat": s, "total": t} for s, t in summary.eliminated],
+            "reinstated": [{"seat": s, "total": t} for s, t in summary.reinstated],
+            "winners": list(summary.winners),
+            "text": view.summary_text,
+        },
+        "winners": list(match.winners) if match else [],
+        "match_id": view.match_id,
+        "standings": [{"place": line.place, "seat": line.seat, "name": line.name, "score": line.score}
+                      for line in view.standings],
+        "you": None if view.you_seat is None and not view.you_are_host else {
+            "seat": view.you_seat,
+            "host": view.you_are_host,
+            "hand": [held.card.code for held in view.hand],
+            "legal": [held.card.code for held in view.hand if held.legal],
+            "reasons": {held.card.code: held.reason for held in view.hand if not held.legal},
+        },
+    }
+
+
+def _compact(value: dict[str, Any]) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def state_message(view: RoomView) -> str:
+    """The ``state`` frame for a view: ``{"type": "state", "version", "state"}``."""
+    return _compact({"type": "state", "version": view.version, "state": state_json(view)})
+
+
+def error_message(code: str, message: str) -> str:
+    """The ``error`` frame: ``{"type": "error", "code", "message"}``."""
+    return _compact({"type": "error", "code": code, "message": message})
+
+
+class JsonRenderer:
+    """How a JSON-protocol client sees the room: a whole ``state`` frame per version."""
+
+    kind = "json"
+
+    def render(self, view: RoomView) -> str:
+        """The ``state`` frame for ``view``."""
+        return state_message(view)
+
+    def frame(self, payload: str) -> str:
+        """The frame as rendered: every state is complete."""
+        return payload
+
+    def error(self, code: str, message: str) -> str:
+        """The ``error`` frame."""
+        return error_message(code, message)

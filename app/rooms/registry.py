@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 from datetime import datetime
+from typing import Any
 
 from app.game import record as records
 from app.game.errors import GameError, InvalidRules
@@ -17,9 +18,11 @@ from app.game.history import deal_by_deal
 from app.game.rules import Rules
 from app.game.summary import DealSummary
 from app.identity import new_room_code, normalise_code
-from app.rooms.autoplay import Timing
+from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.lobby import Lobby, Seat
 from app.rooms.persistence import RoomStore, StorageUnavailable
-from app.rooms.room import Room, RoomError, Seat, now
+from app.rooms.room import Room
+from app.rooms.schedule import Timing
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -43,14 +46,14 @@ class RoomRegistry:
                         away_grace=settings.away_grace_seconds, hard_budget=settings.hard_bot_budget_seconds)
         return Room(code=code, rules=rules, store=self.store, timing=timing, created_at=created_at)
 
-    async def create(self, name: object, rules: Rules) -> tuple[Room, int, str]:
+    async def create(self, name: str, rules: Rules) -> tuple[Room, int, str]:
         """Open a room with ``rules`` and seat its creator as host.
 
         Returns ``(room, seat, token)``. Raises :class:`RoomError` for a bad
         name or when the room cannot be stored (nothing is kept then).
         """
         if len(self.rooms) >= self.settings.max_rooms:
-            raise RoomError("server_full", "this server has as many tables as it can hold; try again later",
+            raise RoomError(ErrorCode.SERVER_FULL, "this server has as many tables as it can hold; try again later",
                             status=503)
         room = self._new_room(new_room_code(set(self.rooms)), rules)
         self.rooms[room.code] = room
@@ -69,7 +72,7 @@ class RoomRegistry:
         """The live room with this code; :class:`RoomError` (404) when there is none."""
         room = self.get(code)
         if room is None:
-            raise RoomError("no_such_room", "there is no room with this code (it may have closed)", status=404)
+            raise RoomError(ErrorCode.NO_SUCH_ROOM, "there is no room with this code (it may have closed)", status=404)
         return room
 
     async def restore(self) -> int:
@@ -86,23 +89,24 @@ class RoomRegistry:
                 log.error("room %s: stored rules are not valid; skipped", snap.code)
                 continue
             room = self._new_room(snap.code, rules, snap.created_at)
-            room.seats = [Seat(seat.name, seat.token_hash, seat.bot) for seat in sorted(snap.seats, key=lambda s: s.seat)]
-            room.host, room.turn_seconds = snap.host_token_hash, snap.turn_seconds
+            seats = tuple(Seat(seat.name, seat.token_hash, seat.bot) for seat in sorted(snap.seats, key=lambda s: s.seat))
+            room.lobby = Lobby(rules, seats, snap.host_token_hash, snap.turn_seconds)
+            current = room.current
             if snap.match is not None:
                 try:
-                    room.match = records.replay(snap.match.record)
-                    room.match_id = snap.match.match_id
-                    room.last_summary = _last_summary(snap.match.record)
+                    current.match = records.replay(snap.match.record)
+                    current.match_id = snap.match.match_id
+                    current.last_summary = _last_summary(snap.match.record)
                 except GameError as error:
                     log.error("room %s: match %s does not replay (%s); abandoned", snap.code,
                               snap.match.match_id, error)
                     with contextlib.suppress(StorageUnavailable):
-                        await self.store.abandon_match(match_id=snap.match.match_id, ended_at=now())
-            elif snap.finished is not None and snap.finished.record["players"] == [seat.name for seat in room.seats]:
+                        await self.store.abandon_match(match_id=snap.match.match_id)
+            elif snap.finished is not None and snap.finished.record["players"] == [seat.name for seat in seats]:
                 # The final standings stay on show, as before the restart, while the seats are unchanged.
-                room.match = records.replay(snap.finished.record)
-                room.match_id = snap.finished.match_id
-                room.last_summary = _last_summary(snap.finished.record)
+                current.match = records.replay(snap.finished.record)
+                current.match_id = snap.finished.match_id
+                current.last_summary = _last_summary(snap.finished.record)
             self.rooms[room.code] = room
             room.restored()
         return len(snapshots)
@@ -124,9 +128,9 @@ class RoomRegistry:
             if not room.is_idle(self.settings.room_idle_seconds):
                 continue
             try:
-                if room.match is not None and not room.match.finished and room.match_id:
-                    await self.store.abandon_match(match_id=room.match_id, ended_at=now())
-                await self.store.close_room(code=code, closed_at=now())
+                if room.match is not None and not room.match.finished and room.current.match_id:
+                    await self.store.abandon_match(match_id=room.current.match_id)
+                await self.store.close_room(code=code)
             except StorageUnavailable:
                 continue  # try again at the next sweep
             room.close()
@@ -144,6 +148,6 @@ class RoomRegistry:
             room.close()
 
 
-def _last_summary(record: dict) -> DealSummary | None:
+def _last_summary(record: dict[str, Any]) -> DealSummary | None:
     """The summary of the last completed deal of a record, as shown after that deal."""
     return next((step.summary for step in reversed(deal_by_deal(record)) if step.summary is not None), None)

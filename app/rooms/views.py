@@ -1,23 +1,21 @@
 """What one viewer sees of a room: the engine's view plus seats, host and lobby.
 
 :func:`room_view` is the only way pages and messages learn about a room; it
-asks the engine for the viewer's :class:`~app.game.views.MatchView`, so a
-hand reaches nobody but its owner. :func:`state_json` is the JSON protocol's
-``state`` object.
+takes the room's :class:`Table` (its facts at one version) and asks the
+engine for the viewer's :class:`~app.game.views.MatchView`, so a hand
+reaches nobody but its owner.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
 
+from app.game.match import Match
 from app.game.rules import Rules, preset_name
 from app.game.standings import placings
 from app.game.summary import DealSummary
-from app.game.views import HandCard, MatchView, SeatView, TrickCard, view_for
-
-if TYPE_CHECKING:
-    from app.rooms.room import Room
+from app.game.views import HandCard, MatchView, SeatView, view_for
+from app.rooms.lobby import Seat, seat_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,28 +108,59 @@ class RoomView:
         return self.you_are_host and self.phase != "playing" and 2 <= len(self.seats) <= 7
 
 
-def room_view(room: Room, seat: int | None, *, host: bool = False) -> RoomView:
-    """The view of ``room`` for the player in ``seat`` (``None``: a spectator).
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A room's facts at one version, everything any view of it is built from.
+
+    ``host`` is the host's token hash; ``connected`` the seats with a live
+    connection; ``away`` the seats a bot plays for while their person is
+    gone; ``turn_remaining`` the seconds left on the turn clock (``None``: no
+    clock running); ``last_summary`` the last finished deal's summary.
+    """
+
+    code: str
+    version: int
+    rules: Rules
+    seats: tuple[Seat, ...]
+    host: str | None
+    match: Match | None
+    match_id: str | None
+    last_summary: DealSummary | None
+    connected: frozenset[int]
+    away: frozenset[int]
+    spectators: int
+    turn_seconds: int | None
+    turn_remaining: float | None
+
+    @property
+    def phase(self) -> str:
+        """``"lobby"`` (no match yet), ``"playing"`` or ``"finished"``."""
+        if self.match is None:
+            return "lobby"
+        return "finished" if self.match.finished else "playing"
+
+
+def room_view(table: Table, seat: int | None, *, host: bool = False) -> RoomView:
+    """The view of the room in ``table`` for the player in ``seat`` (``None``: a spectator).
 
     ``host`` says whether the viewer is the host (seated or not).
     """
-    match = room.match
+    match = table.match
+    phase = table.phase
     engine_view = view_for(match, seat) if match is not None else None
-    connected = room.connected_seats()
-    away = room.away_seats()
-    host_seat = room.seat_of(room.host)
+    host_seat = seat_of(table.seats, table.host)
     seats = []
-    for index, seat_state in enumerate(room.seats):
+    for index, seat_state in enumerate(table.seats):
         public = engine_view.seats[index] if engine_view is not None and index < len(engine_view.seats) else None
         if public is None:  # the lobby: nobody has played yet
-            public = SeatView(index, seat_state.name, 0, room.rules.lives, False, False, False, 0, ())
+            public = SeatView(index, seat_state.name, 0, table.rules.lives, False, False, False, 0, ())
         seats.append(SeatInfo(
-            *(getattr(public, field.name) for field in fields(SeatView)),
+            **{field.name: getattr(public, field.name) for field in fields(SeatView)},
             bot=seat_state.bot,
             is_host=index == host_seat,
             is_you=index == seat,
-            connected=seat_state.is_bot or index in connected,
-            away=index in away,
+            connected=seat_state.is_bot or index in table.connected,
+            away=index in table.away,
         ))
     standings: tuple[Standing, ...] = ()
     if match is not None and match.finished:
@@ -139,81 +168,23 @@ def room_view(room: Room, seat: int | None, *, host: bool = False) -> RoomView:
         standings = tuple(sorted(
             (Standing(places[s], s, match.players[s], match.scores[s]) for s in range(match.seat_count)),
             key=lambda line: (line.place, line.seat)))
-    rules = match.rules if match is not None and room.phase == "playing" else room.rules
+    rules = match.rules if match is not None and phase == "playing" else table.rules
     return RoomView(
-        code=room.code,
-        version=room.version,
-        phase=room.phase,
+        code=table.code,
+        version=table.version,
+        phase=phase,
         rules=rules,
         preset=preset_name(rules),
         seats=tuple(seats),
-        spectators=room.spectator_count(),
+        spectators=table.spectators,
         host_seat=host_seat,
         you_seat=seat,
         you_are_host=host,
         hand=engine_view.you.cards if engine_view is not None and engine_view.you is not None else (),
         match=engine_view,
-        summary=room.last_summary,
-        match_id=room.match_id if match is not None and match.finished else None,
+        summary=table.last_summary,
+        match_id=table.match_id if match is not None and match.finished else None,
         standings=standings,
-        turn_seconds=room.turn_seconds,
-        turn_remaining=room.turn_remaining(),
+        turn_seconds=table.turn_seconds,
+        turn_remaining=table.turn_remaining,
     )
-
-
-def _trick_json(trick: tuple[TrickCard, ...]) -> list[dict[str, Any]]:
-    return [{"seat": play.seat, "card": play.card.code} for play in trick]
-
-
-def state_json(view: RoomView) -> dict[str, Any]:
-    """The JSON protocol's ``state`` object for a view (see docs/protocol.md)."""
-    match = view.match
-    summary = view.summary
-    return {
-        "code": view.code,
-        "phase": view.phase,
-        "rules": view.rules.to_dict(),
-        "rules_text": view.rules_text,
-        "preset": view.preset,
-        "host": view.host_seat,
-        "spectators": view.spectators,
-        "seats": [
-            {"seat": seat.seat, "name": seat.name, "bot": seat.bot, "connected": seat.connected,
-             "away": seat.away, "score": seat.score, "lives": seat.lives, "eliminated": seat.eliminated,
-             "dealer": seat.is_dealer, "turn": seat.is_turn, "cards_left": seat.cards_left,
-             "played": [card.code for card in seat.played]}
-            for seat in view.seats
-        ],
-        "deal": match.deal_number if match else 0,
-        "trick_number": match.trick_number if match else 0,
-        "tricks_per_deal": view.rules.hand_size,
-        "dealer": match.dealer if match else None,
-        "turn": view.turn,
-        "turn_seconds": view.turn_seconds,
-        "turn_remaining": None if view.turn_remaining is None else round(view.turn_remaining, 1),
-        "leader": match.leader if match else None,
-        "trick": _trick_json(match.trick) if match else [],
-        "previous_trick": _trick_json(match.previous_trick) if match else [],
-        "last_deal": None if summary is None else {
-            "deal": summary.deal,
-            "trick_winner": summary.trick_winner,
-            "card": summary.card.code,
-            "penalties": [{"seat": s, "points": p, "card": c.code, "total": t} for s, p, c, t in summary.penalties],
-            "lives_lost": [{"seat": s, "lives": left, "total": t} for s, left, t in summary.lives_lost],
-            "eliminated": [{"seat": s, "total": t} for s, t in summary.eliminated],
-            "reinstated": [{"seat": s, "total": t} for s, t in summary.reinstated],
-            "winners": list(summary.winners),
-            "text": view.summary_text,
-        },
-        "winners": list(match.winners) if match else [],
-        "match_id": view.match_id,
-        "standings": [{"place": line.place, "seat": line.seat, "name": line.name, "score": line.score}
-                      for line in view.standings],
-        "you": None if view.you_seat is None and not view.you_are_host else {
-            "seat": view.you_seat,
-            "host": view.you_are_host,
-            "hand": [held.card.code for held in view.hand],
-            "legal": [held.card.code for held in view.hand if held.legal],
-            "reasons": {held.card.code: held.reason for held in view.hand if not held.legal},
-        },
-    }

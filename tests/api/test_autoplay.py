@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 
@@ -76,7 +77,7 @@ def test_when_the_clock_runs_out_the_server_plays_and_the_match_goes_on(make_cli
     ana.send({"type": "set_clock", "seconds": 5})
     ana.until(lambda s: s["turn_seconds"] == 5)
     room = client.app.state.registry.get(code)
-    room.turn_seconds = 1  # below the host's minimum, to keep the test short
+    room.lobby = dataclasses.replace(room.lobby, turn_seconds=1)  # below the host's minimum, to keep the test short
     ana.send({"type": "start"})
     state = ana.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
     assert state["turn_remaining"] is not None

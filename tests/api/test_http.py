@@ -77,7 +77,7 @@ def test_no_record_is_served_for_a_match_in_progress(client):
     host = Peer(client, code, tokens[0])
     host.send({"type": "start"})
     host.until(lambda s: s["phase"] == "playing")
-    match_id = client.app.state.registry.get(code).match_id
+    match_id = client.app.state.registry.get(code).current.match_id
     assert client.get(f"/api/matches/{match_id}/record").status_code == 404
     assert client.get("/api/matches").json()["total"] == 0
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from app.game.rules import Rules
-from app.rooms.autoplay import Timing
 from app.rooms.connection import Connection
 from app.rooms.persistence import RoomStore
 from app.rooms.registry import RoomRegistry
-from app.rooms.room import Room, RoomError
+from app.rooms.errors import RoomError
+from app.rooms.room import Room
+from app.rooms.schedule import Timing
 from app.settings import Settings
 from app.identity import hash_token
 from app.storage import Storage
@@ -61,9 +62,23 @@ async def play_first_deal(room: Room) -> None:
         await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
 
 
+class VersionRenderer:
+    """Renders a state as ``v<version>`` and an error as its code."""
+
+    kind = "test"
+
+    def render(self, view):
+        return f"v{view.version}"
+
+    def frame(self, payload):
+        return payload
+
+    def error(self, code, message):
+        return code
+
+
 def connect(room: Room, socket: Socket, token_hash: str | None = None, queue_size: int = 4) -> Connection:
-    return Connection(token_hash=token_hash, render=lambda view: f"v{view.version}", render_error=lambda c, m: c,
-                      send=socket.send, close=socket.close, queue_size=queue_size, kind="test")
+    return Connection(token_hash=token_hash, renderer=VersionRenderer(), socket=socket, queue_size=queue_size)
 
 
 async def test_a_client_that_stops_reading_is_dropped_and_does_not_stall_the_room(store):
@@ -165,12 +180,14 @@ async def test_a_connection_that_cannot_be_rendered_is_dropped_alone(store):
     await room.join("Ana")
     good_socket, bad_socket = Socket(), Socket()
 
-    def broken(view):
-        raise RuntimeError("template error")
+    class Broken(VersionRenderer):
+        kind = "broken"
+
+        def render(self, view):
+            raise RuntimeError("template error")
 
     good = connect(room, good_socket)
-    bad = Connection(token_hash=None, render=broken, render_error=lambda c, m: c, send=bad_socket.send,
-                     close=bad_socket.close, queue_size=4, kind="broken")
+    bad = Connection(token_hash=None, renderer=Broken(), socket=bad_socket, queue_size=4)
     tasks = [good.start(), bad.start()]
     await room.attach(good)
     await room.attach(bad)

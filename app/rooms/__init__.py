@@ -1,0 +1,1 @@
+"""Rooms: tables people join by code, their live connections, and the one registry of them."""

@@ -1,0 +1,92 @@
+"""The match a room is playing: the engine's state, its id in storage, and the writes that go with each step.
+
+Each step is checked by the engine, written to storage, and only then
+applied: a refused or unstorable step changes nothing. The room calls these
+under its lock and announces the result.
+"""
+
+from __future__ import annotations
+
+import random
+
+from app.game.errors import GameError
+from app.game.events import CardPlayed
+from app.game.match import Match, deal_cards, new_match, play
+from app.game.rules import Rules
+from app.game.summary import DealSummary, summarize_deal
+from app.identity import new_match_id
+from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.persistence import RoomStore, StorageUnavailable
+
+
+class CurrentMatch:
+    """A room's match, if any: ``match`` (``None`` before the first), ``match_id``, ``last_summary``.
+
+    ``finish_pending`` is true while a finished match is not yet stored as
+    finished (its plays are); :meth:`store_finish` tries again.
+    """
+
+    def __init__(self, store: RoomStore, room_code: str) -> None:
+        self.match: Match | None = None
+        self.match_id: str | None = None
+        self.last_summary: DealSummary | None = None
+        self.finish_pending = False
+        self._store = store
+        self._room_code = room_code
+        self._next_deal: tuple[Match, Match] | None = None
+
+    def clear(self) -> None:
+        """Forget a finished match (its seats changed): the room is back in its lobby."""
+        self.match, self.last_summary = None, None
+
+    async def start(self, players: list[str], rules: Rules, rng: random.Random) -> None:
+        """Start a new match between ``players`` (names in seat order) and deal its first deal."""
+        match, _ = deal_cards(new_match(players, rules), rng)
+        match_id = new_match_id()
+        await self._store.start_match(match_id=match_id, room_code=self._room_code, match=match)
+        self.match, self.match_id, self.last_summary = match, match_id, None
+
+    async def play(self, seat: int, card: str) -> None:
+        """``seat`` plays ``card`` (a card code); refused with the engine's code (``invalid_card`` 422, else 409)."""
+        if self.match is None or self.match_id is None:
+            raise RoomError(ErrorCode.MATCH_NOT_STARTED, "the match has not started")
+        try:
+            match, events = play(self.match, card, seat)
+        except GameError as error:
+            status = 422 if error.code == ErrorCode.INVALID_CARD else 409
+            raise RoomError(ErrorCode(error.code), error.message, status=status) from None
+        played = events[0]
+        assert isinstance(played, CardPlayed)  # a play's first event is always the card played
+        await self._store.record_play(match_id=self.match_id, before=self.match, card=played.card.code)
+        self.match = match
+        self.last_summary = summarize_deal(events) or self.last_summary
+        if match.finished:
+            self.finish_pending = True
+            await self.store_finish()
+
+    async def deal_next(self, rng: random.Random) -> bool:
+        """Deal the next deal if one is due; ``False`` when storage failed and nothing changed.
+
+        A retry stores the same deal: the first attempt may have reached the database.
+        """
+        if self.match is None or self.match_id is None or not self.match.needs_deal:
+            return True
+        if self._next_deal is None or self._next_deal[0] is not self.match:
+            self._next_deal = (self.match, deal_cards(self.match, rng)[0])
+        match = self._next_deal[1]
+        try:
+            await self._store.record_deal(match_id=self.match_id, match=match)
+        except StorageUnavailable:
+            return False
+        self.match = match
+        return True
+
+    async def store_finish(self) -> bool:
+        """Store the finished match as finished; ``False`` when it must be tried again."""
+        if self.finish_pending and self.match is not None and self.match_id is not None:
+            try:
+                await self._store.finish_match(match_id=self.match_id, match=self.match)
+            except StorageUnavailable:
+                return False
+            self.finish_pending = False
+        return True

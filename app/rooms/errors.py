@@ -1,0 +1,62 @@
+"""Why a room refuses something: one stable code per reason, and the error that carries it.
+
+The codes are the protocol's ``error.code`` values (docs/protocol.md lists
+every one); the engine's refusals (``GameError.code``) are among them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """Every ``error.code`` a client can receive, HTTP or WebSocket."""
+
+    # The message itself
+    MALFORMED = "malformed"
+    TOO_LARGE = "too_large"
+    BAD_REQUEST = "bad_request"
+    UNKNOWN_TYPE = "unknown_type"
+    # Who is asking, and where
+    UNKNOWN_TOKEN = "unknown_token"
+    NO_SUCH_ROOM = "no_such_room"
+    NO_SUCH_MATCH = "no_such_match"
+    ROOM_CROWDED = "room_crowded"
+    SERVER_FULL = "server_full"
+    NOT_SEATED = "not_seated"
+    NOT_HOST = "not_host"
+    # Seats and the lobby
+    ROOM_FULL = "room_full"
+    NAME_TAKEN = "name_taken"
+    INVALID_NAME = "invalid_name"
+    INVALID_RULES = "invalid_rules"
+    NOT_ENOUGH_PLAYERS = "not_enough_players"
+    PLAYER_PRESENT = "player_present"
+    # The match (most come from the engine's refusals)
+    MATCH_NOT_STARTED = "match_not_started"
+    MATCH_STARTED = "match_started"
+    MATCH_OVER = "match_over"
+    DEAL_NOT_STARTED = "deal_not_started"
+    DEAL_IN_PROGRESS = "deal_in_progress"
+    INVALID_CARD = "invalid_card"
+    NOT_YOUR_TURN = "not_your_turn"
+    CARD_NOT_IN_HAND = "card_not_in_hand"
+    ILLEGAL_PLAY = "illegal_play"
+    STALE_PLAY = "stale_play"
+    # The server
+    STORAGE_UNAVAILABLE = "storage_unavailable"
+    SERVER_ERROR = "server_error"
+
+
+class RoomError(Exception):
+    """Something the server refuses: ``code`` is stable, ``message`` is for people.
+
+    ``status`` is the HTTP status an HTTP route answers with (409 by default:
+    the request does not fit the room's state).
+    """
+
+    def __init__(self, code: ErrorCode, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status

@@ -1,0 +1,114 @@
+"""A table outside its match: who sits where, who hosts, the rules and the turn clock.
+
+:class:`Lobby` is an immutable value; each change is a method that checks
+the request and returns the lobby it would make (or raises
+:class:`~app.rooms.errors.RoomError`). The room stores the new lobby and
+only then makes it its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from app.game.rules import Rules
+from app.identity import hash_token, new_token
+from app.names import InvalidName, clean_name, same_name
+from app.rooms.errors import ErrorCode, RoomError
+
+MIN_SEATS = 2
+MAX_SEATS = 7
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat at the table: a person (``token_hash``) or a bot (``bot`` strength)."""
+
+    name: str
+    token_hash: str | None
+    bot: str | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        """Whether a bot sits here."""
+        return self.bot is not None
+
+
+def seat_of(seats: Sequence[Seat], token_hash: str | None) -> int | None:
+    """The index of the seat held by the person with ``token_hash``, or ``None``."""
+    if token_hash is None:
+        return None
+    return next((index for index, seat in enumerate(seats) if seat.token_hash == token_hash), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Lobby:
+    """Seats, host (a token hash; the host need not be seated), rules and turn clock (seconds or ``None``)."""
+
+    rules: Rules
+    seats: tuple[Seat, ...] = ()
+    host: str | None = None
+    turn_seconds: int | None = None
+
+    def seat_of(self, token_hash: str | None) -> int | None:
+        """The seat of the person with ``token_hash``, or ``None``."""
+        return seat_of(self.seats, token_hash)
+
+    def require_host(self, token_hash: str | None) -> None:
+        """Refuse with ``not_host`` (403) unless ``token_hash`` is the host's."""
+        if token_hash is None or token_hash != self.host:
+            raise RoomError(ErrorCode.NOT_HOST, "only the host can do that", status=403)
+
+    def require_seat(self, token_hash: str | None) -> int:
+        """The seat of ``token_hash``'s person; ``not_seated`` (403) when they have none."""
+        seat = self.seat_of(token_hash)
+        if seat is None:
+            raise RoomError(ErrorCode.NOT_SEATED, "only seated players can do that; take a seat first", status=403)
+        return seat
+
+    def check_seat(self, index: int) -> int:
+        """``index`` if it names a seat; ``bad_request`` (422) otherwise."""
+        if not 0 <= index < len(self.seats):
+            raise RoomError(ErrorCode.BAD_REQUEST, "no such seat", status=422)
+        return index
+
+    def joined(self, raw_name: str) -> tuple[Lobby, str]:
+        """A new person called ``raw_name`` sits in the next seat; returns the lobby and their new token.
+
+        The first person becomes host. Raises ``invalid_name`` (422),
+        ``name_taken`` or ``room_full``.
+        """
+        try:
+            name = clean_name(raw_name)
+        except InvalidName as error:
+            raise RoomError(ErrorCode.INVALID_NAME, str(error), status=422) from None
+        taken = next((seat.name for seat in self.seats if same_name(name, seat.name)), None)
+        if taken is not None:
+            raise RoomError(ErrorCode.NAME_TAKEN, f"someone here is already called {taken}; choose another name")
+        self._require_room("; you can watch")
+        token = new_token()
+        token_hash = hash_token(token)
+        return replace(self, seats=(*self.seats, Seat(name, token_hash)), host=self.host or token_hash), token
+
+    def without(self, index: int) -> Lobby:
+        """Seat ``index`` freed, the later seats moving up."""
+        return replace(self, seats=self.seats[:index] + self.seats[index + 1:])
+
+    def with_bot(self, strength: str) -> Lobby:
+        """A bot of ``strength`` in the next seat, named with the first free number ("Normal bot 2")."""
+        self._require_room()
+        taken = {seat.name.casefold() for seat in self.seats}
+        number = next(n for n in range(1, MAX_SEATS + 2) if f"{strength} bot {n}".casefold() not in taken)
+        return replace(self, seats=(*self.seats, Seat(f"{strength.capitalize()} bot {number}", None, bot=strength)))
+
+    def with_seat_to_bot(self, index: int, strength: str) -> Lobby:
+        """Seat ``index``'s person replaced by a bot of ``strength`` under the same name, for good."""
+        if self.seats[index].is_bot:
+            raise RoomError(ErrorCode.BAD_REQUEST, "a bot already plays this seat", status=422)
+        seats = list(self.seats)
+        seats[index] = Seat(seats[index].name, None, bot=strength)
+        return replace(self, seats=tuple(seats))
+
+    def _require_room(self, hint: str = "") -> None:
+        if len(self.seats) >= MAX_SEATS:
+            raise RoomError(ErrorCode.ROOM_FULL, f"all {MAX_SEATS} seats are taken{hint}")

@@ -1,0 +1,104 @@
+"""Who is at a room: its live connections, and since when each absent person has been gone.
+
+The room owns one :class:`Presence` and is the only one to change it (under
+its lock); times are the room's monotonic clock readings, in seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from app.rooms.connection import Connection
+from app.rooms.lobby import Seat
+
+
+class Presence:
+    """A room's connections and the moments people left.
+
+    A person counts as present while at least one of their connections is
+    live (not dropped). ``absent_for`` tells how long someone has been gone:
+    since their last connection closed, since they took a seat without
+    connecting, or since the room was restored after a restart.
+    """
+
+    def __init__(self) -> None:
+        self.connections: set[Connection] = set()
+        self._gone_since: dict[str, float] = {}
+
+    def live(self) -> list[Connection]:
+        """The connections still open."""
+        return [conn for conn in self.connections if not conn.dropped]
+
+    def anyone(self) -> bool:
+        """Whether anybody at all (player or spectator) is connected."""
+        return any(not conn.dropped for conn in self.connections)
+
+    def present(self) -> set[str]:
+        """Token hashes of the people with a live connection."""
+        return {conn.token_hash for conn in self.connections if not conn.dropped and conn.token_hash is not None}
+
+    def absent_for(self, token_hash: str | None, now: float) -> float | None:
+        """Seconds ``token_hash``'s person has been gone at ``now``; ``None`` while present (or for no one)."""
+        if token_hash is None or token_hash in self.present():
+            return None
+        return now - self._gone_since.get(token_hash, now)
+
+    def attach(self, conn: Connection) -> None:
+        """A connection opened: its person is here."""
+        self.connections.add(conn)
+        if conn.token_hash is not None:
+            self._gone_since.pop(conn.token_hash, None)
+
+    def detach(self, conn: Connection, now: float) -> bool:
+        """A connection closed; if it was its person's last, they are gone from ``now``.
+
+        Returns whether the connection was attached.
+        """
+        if conn not in self.connections:
+            return False
+        self.connections.discard(conn)
+        token = conn.token_hash
+        if token is not None and not any(other.token_hash == token for other in self.connections):
+            self._gone_since[token] = now
+        return True
+
+    def gone_from(self, token_hashes: Iterable[str | None], now: float) -> None:
+        """These people are not here from ``now`` (a new seat, a restored room) unless connected."""
+        present = self.present()
+        for token in token_hashes:
+            if token is not None and token not in present:
+                self._gone_since[token] = now
+
+    def forget(self, token_hash: str | None) -> None:
+        """Stop tracking a person who no longer has a seat."""
+        if token_hash is not None:
+            self._gone_since.pop(token_hash, None)
+
+    def absences(self, seats: Sequence[Seat], now: float) -> list[float | None]:
+        """Per seat, how long its person has been gone at ``now`` (``None``: a bot, or connected)."""
+        return [None if seat.is_bot else self.absent_for(seat.token_hash, now) for seat in seats]
+
+    def connected_seats(self, seats: Sequence[Seat]) -> frozenset[int]:
+        """The seats whose person has a live connection."""
+        present = self.present()
+        return frozenset(index for index, seat in enumerate(seats) if seat.token_hash in present)
+
+    def spectators(self, seats: Sequence[Seat]) -> int:
+        """Live connections of people without a seat (the host watching counts too)."""
+        seated = {seat.token_hash for seat in seats if seat.token_hash is not None}
+        return sum(1 for conn in self.live() if conn.token_hash not in seated)
+
+    def host_absent(self, host: str | None, seats: Sequence[Seat], now: float) -> float | None:
+        """How long ``host`` has been gone at ``now`` while a seated person is here to take over.
+
+        ``None`` when the host is here, there is no host, or nobody seated is here.
+        """
+        present = self.present()
+        if host is None or host in present or not any(seat.token_hash in present for seat in seats):
+            return None
+        return self.absent_for(host, now)
+
+    def heir(self, seats: Sequence[Seat]) -> str | None:
+        """The token hash of the first seated person who is here (to take over hosting), or ``None``."""
+        present = self.present()
+        return next((seat.token_hash for seat in seats if seat.token_hash in present), None)
