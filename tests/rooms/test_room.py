@@ -197,3 +197,31 @@ async def test_a_connection_that_cannot_be_rendered_is_dropped_alone(store):
     assert good_socket.frames[-1] == f"v{room.version}" and not good.dropped
     good.finish()
     await asyncio.gather(*tasks)
+
+
+async def test_plays_fired_at_once_into_one_room_make_exactly_one_move(store):
+    room = Room(code="ROOM7", rules=Rules(hand_size=3), store=store)
+    _, ana = await room.join("Ana")
+    await room.join("Ben")
+    await room.join("Cy")  # three players: the second card of a trick never ends it
+    await room.start(hash_token(ana))
+    seat = room.match.turn
+    mover, other = room.seats[seat].token_hash, room.seats[(seat + 1) % 3].token_hash
+    legal = [card.code for card in room.match.legal_cards(seat)]
+    their_card = room.match.deal.dealt_hand((seat + 1) % 3)[0].code
+    version = room.version
+    # A double click with two cards, and the other player's card, all chosen for the first moment of the deal.
+    outcomes = await asyncio.gather(room.play(mover, legal[0], (1, 0)), room.play(mover, legal[-1], (1, 0)),
+                                    room.play(other, their_card, (1, 0)), return_exceptions=True)
+    assert outcomes[0] is None
+    assert [outcome.code for outcome in outcomes[1:]] == ["stale_play", "stale_play"]
+    # Without naming the moment, the second card of a double click is refused as out of turn.
+    seat = room.match.turn
+    cards = [card.code for card in room.match.legal_cards(seat)]
+    outcomes = await asyncio.gather(room.play(room.seats[seat].token_hash, cards[0]),
+                                    room.play(room.seats[seat].token_hash, cards[-1]), return_exceptions=True)
+    assert outcomes[0] is None and outcomes[1].code == "not_your_turn"
+    assert len(room.match.deal.plays) == 2 and room.version == version + 2
+    stored = store.storage.active_rooms()[0].match.record
+    assert [len(deal["plays"]) for deal in stored["deals"]] == [2]
+    room.close()

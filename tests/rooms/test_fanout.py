@@ -1,0 +1,110 @@
+"""Presence, fan-out and the page's region encoding, each on its own."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from app.api.room_pages import PageRenderer
+from app.game.match import deal_cards, new_match
+from app.game.rules import Rules
+from app.rooms.connection import Connection
+from app.rooms.fanout import send_state
+from app.rooms.lobby import Seat
+from app.rooms.presence import Presence
+from app.rooms.views import Table
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+class Socket:
+    def __init__(self) -> None:
+        self.frames: list[str] = []
+
+    async def send(self, text: str) -> None:
+        self.frames.append(text)
+
+    async def close(self, code: int) -> None:
+        pass
+
+
+class CountingRenderer:
+    """Renders a view as ``seat/host/hand`` and counts its renderings."""
+
+    kind = "count"
+
+    def __init__(self, renders: list[tuple]) -> None:
+        self.renders = renders
+
+    def render(self, view):
+        self.renders.append((view.you_seat, view.you_are_host))
+        return f"{view.you_seat}/{view.you_are_host}/{','.join(held.card.code for held in view.hand)}"
+
+    def frame(self, payload):
+        return payload
+
+    def error(self, code, message):
+        return code
+
+
+def table(match=None) -> Table:
+    seats = (Seat("Ana", "a" * 64), Seat("Ben", "b" * 64))
+    return Table(code="ROOM1", version=7, rules=Rules(hand_size=3), seats=seats, host="a" * 64, match=match,
+                 match_id=None, last_summary=None, connected=frozenset({0, 1}), away=frozenset(), spectators=2,
+                 turn_seconds=None, turn_remaining=None)
+
+
+async def test_viewers_who_see_alike_share_one_rendering_and_each_gets_their_own_hand():
+    match, _ = deal_cards(new_match(["Ana", "Ben"], Rules(hand_size=3)), random.Random(1))
+    renders: list[tuple] = []
+    sockets = [Socket() for _ in range(5)]
+    tokens = ["a" * 64, "a" * 64, "b" * 64, None, None]
+    conns = [Connection(token_hash=token, renderer=CountingRenderer(renders), socket=socket, queue_size=4)
+             for token, socket in zip(tokens, sockets, strict=True)]
+    tasks = [conn.start() for conn in conns]
+    send_state(table(match), conns)
+    await asyncio.sleep(0)
+    assert sorted(renders, key=str) == sorted([(0, True), (1, False), (None, False)], key=str)
+    hands = [{card.code for card in match.deal.dealt_hand(seat)} for seat in (0, 1)]
+    seen = [socket.frames[0].split("/")[2] for socket in sockets]
+    assert set(seen[0].split(",")) == hands[0] and seen[0] == seen[1]
+    assert set(seen[2].split(",")) == hands[1]
+    assert seen[3] == seen[4] == ""
+    for conn in conns:
+        conn.finish()
+    await asyncio.gather(*tasks)
+
+
+async def test_presence_counts_a_person_here_while_one_of_their_connections_is_open():
+    presence = Presence()
+    first, second = (Connection(token_hash="a" * 64, renderer=CountingRenderer([]), socket=Socket(), queue_size=2)
+                     for _ in range(2))
+    presence.gone_from(["a" * 64], now=10.0)
+    assert presence.absent_for("a" * 64, 15.0) == 5.0
+    presence.attach(first)
+    presence.attach(second)
+    assert presence.absent_for("a" * 64, 20.0) is None
+    presence.detach(first, now=21.0)
+    assert presence.absent_for("a" * 64, 30.0) is None
+    presence.detach(second, now=31.0)
+    assert presence.absent_for("a" * 64, 40.0) == 9.0
+    assert not presence.detach(second, now=41.0)
+    seats = (Seat("Ana", "a" * 64), Seat("Bot", None, bot="easy"))
+    assert presence.absences(seats, 40.0) == [9.0, None]
+    assert presence.spectators(seats) == 0
+
+
+def test_the_page_gets_only_the_regions_that_changed_since_its_last_frame():
+    renderer = PageRenderer({})
+    first = {"status": "<div id=status>1</div>", "hand": "<div id=hand>a</div>"}
+    assert renderer.frame(first) == first["status"] + first["hand"]
+    assert renderer.frame(dict(first)) is None
+    second = {**first, "hand": "<div id=hand>b</div>"}
+    assert renderer.frame(second) == second["hand"]

@@ -1,0 +1,62 @@
+"""The lobby as a value: seating, names, bots and the host, decided without a room."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.game.rules import Rules
+from app.identity import hash_token
+from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.lobby import MAX_SEATS, Lobby, Seat
+
+
+def refusal(action) -> ErrorCode:
+    with pytest.raises(RoomError) as refused:
+        action()
+    return refused.value.code
+
+
+def test_the_first_person_seated_hosts_and_gets_a_token_only_its_hash_is_kept():
+    lobby, token = Lobby(Rules()).joined("  Ana  ")
+    assert lobby.seats == (Seat("Ana", hash_token(token)),)
+    assert lobby.host == hash_token(token) and token not in repr(lobby)
+    lobby, ben = lobby.joined("Ben")
+    assert lobby.host != hash_token(ben) and lobby.seat_of(hash_token(ben)) == 1
+
+
+def test_names_are_checked_and_unique_without_regard_to_case():
+    lobby, _ = Lobby(Rules()).joined("Ana")
+    assert refusal(lambda: lobby.joined("ANA")) == ErrorCode.NAME_TAKEN
+    assert refusal(lambda: lobby.joined("   ")) == ErrorCode.INVALID_NAME
+
+
+def test_a_full_table_refuses_people_and_bots():
+    lobby = Lobby(Rules())
+    for _ in range(MAX_SEATS):
+        lobby = lobby.with_bot("easy")
+    assert [seat.name for seat in lobby.seats][:2] == ["Easy bot 1", "Easy bot 2"]
+    assert refusal(lambda: lobby.joined("Ana")) == ErrorCode.ROOM_FULL
+    assert refusal(lambda: lobby.with_bot("hard")) == ErrorCode.ROOM_FULL
+
+
+def test_a_bot_takes_the_first_free_number_of_its_strength():
+    lobby = Lobby(Rules()).with_bot("normal").with_bot("normal").with_bot("hard")
+    lobby = lobby.without(0).with_bot("normal")
+    assert [seat.name for seat in lobby.seats] == ["Normal bot 2", "Hard bot 1", "Normal bot 1"]
+
+
+def test_a_seat_handed_to_a_bot_keeps_its_name_and_loses_its_token():
+    lobby, token = Lobby(Rules()).joined("Ana")
+    lobby, _ = lobby.joined("Ben")
+    handed = lobby.with_seat_to_bot(1, "hard")
+    assert handed.seats[1] == Seat("Ben", None, bot="hard")
+    assert refusal(lambda: handed.with_seat_to_bot(1, "easy")) == ErrorCode.BAD_REQUEST
+
+
+def test_host_and_seat_checks():
+    lobby, token = Lobby(Rules()).joined("Ana")
+    lobby.require_host(hash_token(token))
+    assert refusal(lambda: lobby.require_host(None)) == ErrorCode.NOT_HOST
+    assert refusal(lambda: lobby.require_seat(hash_token("stranger"))) == ErrorCode.NOT_SEATED
+    assert refusal(lambda: lobby.check_seat(1)) == ErrorCode.BAD_REQUEST
+    assert refusal(lambda: lobby.check_seat(-1)) == ErrorCode.BAD_REQUEST

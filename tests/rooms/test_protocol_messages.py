@@ -1,0 +1,98 @@
+"""Reading client frames into typed messages, and the frames JSON clients get back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.protocol import (
+    AddBot,
+    HandToBot,
+    Hello,
+    Play,
+    ProtocolError,
+    Remove,
+    SetClock,
+    SetRules,
+    Sync,
+    error_message,
+    parse_message,
+)
+
+LIMIT = 4096
+
+
+def parse(value) -> object:
+    return parse_message(value if isinstance(value, str | bytes) else json.dumps(value), LIMIT)
+
+
+def refusal(value) -> ErrorCode:
+    with pytest.raises(ProtocolError) as refused:
+        parse(value)
+    return refused.value.code
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ({"type": "hello"}, Hello(type="hello")),
+    ({"type": "hello", "token": "abc"}, Hello(type="hello", token="abc")),
+    ({"type": "play", "card": "9C"}, Play(type="play", card="9C")),
+    ({"type": "play", "card": "9c", "deal": 2, "played": 5}, Play(type="play", card="9c", deal=2, played=5)),
+    ({"type": "add_bot"}, AddBot(type="add_bot", strength="normal")),
+    ({"type": "add_bot", "strength": "hard"}, AddBot(type="add_bot", strength="hard")),
+    ({"type": "hand_to_bot", "seat": 2}, HandToBot(type="hand_to_bot", seat=2)),
+    ({"type": "remove", "seat": 0, "HEADERS": {"HX-Trigger": "x"}}, Remove(type="remove", seat=0)),
+    ({"type": "set_clock", "seconds": 30}, SetClock(type="set_clock", seconds=30)),
+    ({"type": "set_clock", "seconds": "45"}, SetClock(type="set_clock", seconds=45)),
+    ({"type": "set_clock", "seconds": "off"}, SetClock(type="set_clock", seconds=None)),
+    ({"type": "set_clock", "seconds": 0}, SetClock(type="set_clock", seconds=None)),
+    ({"type": "set_clock"}, SetClock(type="set_clock", seconds=None)),
+    ({"type": "sync"}, Sync(type="sync")),
+])
+def test_each_message_is_read_into_its_type(message, expected):
+    assert parse(message) == expected
+
+
+def test_a_play_names_its_moment_only_when_it_says_so():
+    assert parse({"type": "play", "card": "9C"}).moment is None
+    assert parse({"type": "play", "card": "9C", "deal": 3, "played": 0}).moment == (3, 0)
+
+
+@pytest.mark.parametrize(("frame", "code"), [
+    (b'{"type": "sync"}', ErrorCode.MALFORMED),
+    ("[1, 2]", ErrorCode.MALFORMED),
+    ("not json", ErrorCode.MALFORMED),
+    ("[" * 100_000, ErrorCode.TOO_LARGE),
+    ('{"type": "sync", "pad": "' + "x" * LIMIT + '"}', ErrorCode.TOO_LARGE),
+    ("{}", ErrorCode.BAD_REQUEST),
+    ('{"type": 7}', ErrorCode.BAD_REQUEST),
+    ('{"type": "dance"}', ErrorCode.UNKNOWN_TYPE),
+    ('{"type": "play"}', ErrorCode.INVALID_CARD),
+    ('{"type": "play", "card": 9}', ErrorCode.INVALID_CARD),
+    ('{"type": "play", "card": "9C", "deal": "soon"}', ErrorCode.BAD_REQUEST),
+    ('{"type": "remove", "seat": "two"}', ErrorCode.BAD_REQUEST),
+    ('{"type": "remove", "seat": true}', ErrorCode.BAD_REQUEST),
+    ('{"type": "remove"}', ErrorCode.BAD_REQUEST),
+    ('{"type": "add_bot", "strength": "godlike"}', ErrorCode.BAD_REQUEST),
+    ('{"type": "set_clock", "seconds": 4}', ErrorCode.BAD_REQUEST),
+    ('{"type": "set_clock", "seconds": 601}', ErrorCode.BAD_REQUEST),
+    ('{"type": "set_clock", "seconds": "３０"}', ErrorCode.BAD_REQUEST),
+    ('{"type": "hello", "token": 12}', ErrorCode.BAD_REQUEST),
+])
+def test_a_frame_that_is_no_message_is_refused_with_its_code(frame, code):
+    assert refusal(frame) == code
+
+
+def test_the_set_rules_message_gives_rules_or_refuses_them_as_invalid_rules():
+    message = parse({"type": "set_rules", "preset": "gurka", "rules": {"hand_size": 5}})
+    assert isinstance(message, SetRules)
+    assert message.to_rules().hand_size == 5 and message.to_rules().threshold == 30
+    with pytest.raises(RoomError) as refused:
+        parse({"type": "set_rules", "rules": {"threshold": 5}}).to_rules()
+    assert refused.value.code == ErrorCode.INVALID_RULES and "threshold" in refused.value.message
+
+
+def test_an_error_frame_carries_the_code_and_the_message():
+    assert json.loads(error_message(ErrorCode.NOT_HOST, "only the host")) == {
+        "type": "error", "code": "not_host", "message": "only the host"}
