@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     bot_delay_seconds: float = Field(default=0.8, ge=0)
     away_grace_seconds: float = Field(default=60.0, ge=0)
     """A seated player with no connection for this long is played by a bot until they return."""
+    heartbeat_seconds: float = Field(default=10.0, gt=0)
+    """How often an open table page says it is still looked at (more often when the away grace is short)."""
     deal_pause_seconds: float = Field(default=4.0, ge=0)
     """Pause after a deal, so everyone can read its summary, before the next deal."""
     hard_bot_budget_seconds: float = Field(default=0.15, gt=0)

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
 from app.api.room_api import set_player_cookie
-from app.api.sockets import accept_room_socket, player_token_hash, serve
+from app.api.sockets import accept_room_socket, heartbeat_seconds, player_token_hash, serve
 from app.game.rules import ELIMINATION
 from app.rendering import render_blocks, templates
 from app.names import form_number
@@ -23,6 +23,7 @@ from app.identity import hash_token
 from app.rooms.errors import RoomError
 from app.rooms.room import Room
 from app.rooms.views import RoomView
+from app.settings import Settings
 
 router = APIRouter()
 
@@ -74,12 +75,13 @@ def _viewer_view(request: Request, room: Room) -> RoomView:
     return room.view_for(hash_token(token) if token else None)
 
 
-def _page_context(request: Request, room: Room, settings: Any, view: RoomView, error: str | None = None) -> dict[str, Any]:
+def _page_context(request: Request, room: Room, settings: Settings, view: RoomView, error: str | None = None) -> dict[str, Any]:
     return {
         "view": view,
         "ws_path": request.app.url_path_for("room_socket", code=room.code),
         "room_url": f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}",
         "error": error,
+        "heartbeat_ms": round(heartbeat_seconds(settings) * 1000),
         **live_context(request.app.url_path_for, settings.deal_pause_seconds),
     }
 
@@ -138,9 +140,9 @@ class PageRenderer:
         values = {**self.context, "view": view}
         return {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
 
-    def frame(self, regions: dict[str, str]) -> str | None:
-        """The regions that differ from what this connection last got, or ``None``."""
-        changed = [html for name, html in regions.items() if self.sent.get(name) != html]
+    def frame(self, regions: dict[str, str], *, whole: bool = False) -> str | None:
+        """The regions that differ from what this connection last got (all of them if ``whole``), or ``None``."""
+        changed = [html for name, html in regions.items() if whole or self.sent.get(name) != html]
         self.sent.update(regions)
         return "".join(changed) or None
 

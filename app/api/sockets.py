@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,7 @@ from app.rooms.protocol import (
     AddBot,
     ClientMessage,
     HandToBot,
+    Heartbeat,
     Hello,
     JsonRenderer,
     Leave,
@@ -50,6 +52,15 @@ CLOSE_POLICY = 1008
 CLOSE_NO_ROOM = 4404
 CLOSE_BAD_TOKEN = 4403
 CLOSE_CROWDED = 1013  # "try again later"
+CLOSE_SILENT = 4408  # a client that beat stopped beating: its page is hidden, frozen or gone
+SILENT_BEATS = 3
+"""Heartbeats a beating client may miss before the server counts it gone."""
+
+
+def heartbeat_seconds(settings: Settings) -> float:
+    """How often the page sends a heartbeat while it is looked at: often enough that a page
+    that stops is counted gone well within the away grace period (at least once a second)."""
+    return max(1.0, min(settings.heartbeat_seconds, settings.away_grace_seconds / SILENT_BEATS))
 
 
 class WebSocketTransport:
@@ -110,7 +121,7 @@ async def protocol_socket(websocket: WebSocket, code: str, registry: RegistryDep
     token_hash = None
     if hello.token is not None:
         token_hash = hash_token(hello.token)
-        if not room.knows(token_hash):
+        if not room.lobby.knows(token_hash):
             await _refuse(websocket, ErrorCode.UNKNOWN_TOKEN, "this token has no seat in this room", CLOSE_BAD_TOKEN)
             return
     await serve(websocket, room, settings, token_hash, JsonRenderer())
@@ -121,7 +132,7 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None
     who = conn.token_hash
     match message:
         case Play():
-            await room.play(who, message.card, message.moment)
+            await room.play(who, message.card, message.moment, message.match)
         case Start():
             await room.start(who)
         case SetRules():
@@ -138,6 +149,8 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None
             await room.set_clock(who, message.seconds)
         case Sync():
             room.send_state(conn)
+        case Heartbeat():
+            pass  # heard: ``serve`` keeps the connection for another while
         case Hello():
             raise ProtocolError(ErrorCode.BAD_REQUEST, "already greeted")
 
@@ -154,14 +167,24 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
                       queue_size=settings.send_queue_size)
     sender = conn.start()
     await room.attach(conn)
+    silence: float | None = None  # once a client beats, this long without a word means it is gone
+    heard = time.monotonic()
+    gone_since: float | None = None  # when a client that went silent was last heard
     try:
         while not conn.dropped:
             try:
-                frame = await _receive_frame(websocket)
+                frame = await asyncio.wait_for(_receive_frame(websocket), silence)
             except WebSocketDisconnect:
                 break
+            except TimeoutError:
+                conn.close_code, gone_since = CLOSE_SILENT, heard
+                break
+            heard = time.monotonic()
             try:
-                await dispatch(room, conn, parse_message(frame, settings.max_message_bytes, adapt=adapt))
+                message = parse_message(frame, settings.max_message_bytes, adapt=adapt)
+                if isinstance(message, Heartbeat):
+                    silence = SILENT_BEATS * heartbeat_seconds(settings)
+                await dispatch(room, conn, message)
             except (ProtocolError, RoomError) as error:
                 conn.error(error.code, error.message)
             except Exception:  # a bug must cost this message, not the connection or the room
@@ -169,7 +192,7 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
                 conn.error(ErrorCode.SERVER_ERROR, "the server could not handle that message; nothing changed")
     finally:
         conn.finish()
-        await room.detach(conn)
+        await room.detach(conn, gone_since)
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(sender, 5)
 
@@ -202,4 +225,4 @@ def player_token_hash(websocket: WebSocket, room: Room) -> str | None:
     if not token:
         return None
     token_hash = hash_token(token)
-    return token_hash if room.knows(token_hash) else None
+    return token_hash if room.lobby.knows(token_hash) else None

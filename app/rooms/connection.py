@@ -38,8 +38,11 @@ class Renderer(Protocol):
     def render(self, view: RoomView) -> Any:
         """The payload for a viewer's :class:`RoomView` (shared by viewers who see alike)."""
 
-    def frame(self, payload: Any) -> str | None:
-        """The text frame for this connection from a rendered payload (``None``: nothing to send)."""
+    def frame(self, payload: Any, *, whole: bool = False) -> str | None:
+        """The text frame for this connection from a rendered payload (``None``: nothing to send).
+
+        ``whole``: all of it, even what this connection was sent before.
+        """
 
     def error(self, code: str, message: str) -> str:
         """The text frame telling this connection that its message was refused."""
@@ -70,9 +73,9 @@ class Connection:
         """The renderer's kind (``"json"``, ``"page"``…)."""
         return self.renderer.kind
 
-    def deliver(self, payload: Any) -> None:
+    def deliver(self, payload: Any, *, whole: bool = False) -> None:
         """Turn a rendered state into this connection's frame and queue it (if there is anything to send)."""
-        text = self.renderer.frame(payload)
+        text = self.renderer.frame(payload, whole=whole)
         if text is not None:
             self.offer(text)
 

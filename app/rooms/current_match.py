@@ -35,6 +35,13 @@ class CurrentMatch:
         self._room_code = room_code
         self._next_deal: tuple[Match, Match] | None = None
 
+    @property
+    def phase(self) -> str:
+        """``"lobby"`` (no match yet), ``"playing"`` or ``"finished"``."""
+        if self.match is None:
+            return "lobby"
+        return "finished" if self.match.finished else "playing"
+
     def clear(self) -> None:
         """Forget a finished match (its seats changed): the room is back in its lobby."""
         self.match, self.last_summary = None, None

@@ -54,9 +54,17 @@ class Lobby:
         """The seat of the person with ``token_hash``, or ``None``."""
         return seat_of(self.seats, token_hash)
 
+    def is_host(self, token_hash: str | None) -> bool:
+        """Whether ``token_hash`` is the host's."""
+        return token_hash is not None and token_hash == self.host
+
+    def knows(self, token_hash: str | None) -> bool:
+        """Whether ``token_hash`` belongs to someone seated here or to the host."""
+        return self.is_host(token_hash) or self.seat_of(token_hash) is not None
+
     def require_host(self, token_hash: str | None) -> None:
         """Refuse with ``not_host`` (403) unless ``token_hash`` is the host's."""
-        if token_hash is None or token_hash != self.host:
+        if not self.is_host(token_hash):
             raise RoomError(ErrorCode.NOT_HOST, "only the host can do that", status=403)
 
     def require_seat(self, token_hash: str | None) -> int:

@@ -56,13 +56,19 @@ class Hello(_Message):
 
 
 class Play(_Message):
-    """Play ``card``, optionally only at the moment (``deal`` from 1, ``played`` cards in it) it was chosen for."""
+    """Play ``card``, optionally only in the match and at the moment it was chosen for.
+
+    ``match`` is the state's ``match_id``; ``deal`` (from 1) and ``played``
+    (cards already played in that deal) the moment. Each is optional.
+    """
 
     type: Literal["play"]
     card: StrictStr
+    match: StrictStr | None = None
     deal: StrictInt | None = None
     played: StrictInt | None = None
     refusals = {"card": (ErrorCode.INVALID_CARD, "a card must be a card code such as 9C"),
+                "match": (ErrorCode.BAD_REQUEST, "match is the state's match_id"),
                 "deal": (ErrorCode.BAD_REQUEST, "deal and played are whole numbers"),
                 "played": (ErrorCode.BAD_REQUEST, "deal and played are whole numbers")}
 
@@ -70,6 +76,12 @@ class Play(_Message):
     def moment(self) -> tuple[int | None, int | None] | None:
         """``(deal, played)`` when the play names its moment, else ``None``."""
         return None if (self.deal, self.played) == (None, None) else (self.deal, self.played)
+
+
+class Heartbeat(_Message):
+    """The page is open and looked at (docs/protocol.md, "Heartbeat"); optional for JSON clients."""
+
+    type: Literal["heartbeat"]
 
 
 class Start(_Message):
@@ -151,14 +163,14 @@ class Sync(_Message):
 
 
 ClientMessage = Annotated[
-    Hello | Play | Start | SetRules | AddBot | HandToBot | Remove | Leave | SetClock | Sync,
+    Hello | Play | Heartbeat | Start | SetRules | AddBot | HandToBot | Remove | Leave | SetClock | Sync,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
 
 _MESSAGES: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 _BY_TYPE = {model.model_fields["type"].annotation.__args__[0]: model  # type: ignore[union-attr]
-            for model in (Hello, Play, Start, SetRules, AddBot, HandToBot, Remove, Leave, SetClock, Sync)}
+            for model in (Hello, Play, Heartbeat, Start, SetRules, AddBot, HandToBot, Remove, Leave, SetClock, Sync)}
 
 
 def parse_message(frame: str | bytes | None, limit: int,
@@ -308,7 +320,7 @@ class JsonRenderer:
         """The ``state`` frame for ``view``."""
         return state_message(view)
 
-    def frame(self, payload: str) -> str:
+    def frame(self, payload: str, *, whole: bool = False) -> str:
         """The frame as rendered: every state is complete."""
         return payload
 

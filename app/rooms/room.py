@@ -23,7 +23,7 @@ from app.game.rules import Rules
 from app.rooms.autoplay import bot_card
 from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch
-from app.rooms.fanout import send_state
+from app.rooms.fanout import ViewerKey, send_state
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore, now
 from app.rooms.presence import Presence
@@ -44,6 +44,9 @@ from app.rooms.timer import TimedAction, Timer
 from app.rooms.views import RoomView, Table, room_view
 
 log = logging.getLogger(__name__)
+
+CLOSE_RESTART = 1012
+"""Close code for connections of a room going away with its server: "service restart, reconnect"."""
 
 
 class Room:
@@ -75,15 +78,14 @@ class Room:
         self._away: frozenset[int] = frozenset()
         self._timer = Timer(f"room {code}", then=self._reschedule)
         self._table: Table | None = None
+        self._rendered: dict[ViewerKey, Any] = {}  # what was rendered of this version, by viewer
 
     # ------------------------------------------------------------------ queries
 
     @property
     def phase(self) -> str:
         """``"lobby"`` (no match yet), ``"playing"`` or ``"finished"``."""
-        if self.match is None:
-            return "lobby"
-        return "finished" if self.match.finished else "playing"
+        return self.current.phase
 
     @property
     def seats(self) -> tuple[Seat, ...]:
@@ -100,18 +102,6 @@ class Room:
         """The room's connections (live ones and those closing)."""
         return self.presence.connections
 
-    def seat_of(self, token_hash: str | None) -> int | None:
-        """The seat of the person with this token hash, or ``None``."""
-        return self.lobby.seat_of(token_hash)
-
-    def knows(self, token_hash: str | None) -> bool:
-        """Whether the token hash belongs to someone seated here or to the host."""
-        return token_hash is not None and (token_hash == self.lobby.host or self.seat_of(token_hash) is not None)
-
-    def is_host(self, token_hash: str | None) -> bool:
-        """Whether the token hash is the host's."""
-        return token_hash is not None and token_hash == self.lobby.host
-
     def table(self) -> Table:
         """The room's facts at its current version (built once per version)."""
         if self._table is None or self._table.version != self.version:
@@ -124,7 +114,7 @@ class Room:
 
     def view_for(self, token_hash: str | None) -> RoomView:
         """The room as the person with ``token_hash`` (``None``: a spectator) sees it now."""
-        return room_view(self.table(), self.seat_of(token_hash), host=self.is_host(token_hash))
+        return room_view(self.table(), self.lobby.seat_of(token_hash), host=self.lobby.is_host(token_hash))
 
     def turn_remaining(self) -> float | None:
         """Seconds left on the turn clock for the seat to play (``None``: no clock running)."""
@@ -224,16 +214,19 @@ class Room:
             await self.current.start([seat.name for seat in self.seats], self.lobby.rules, self._rng)
             self._changed()
 
-    async def play(self, token_hash: str | None, card: str, moment: tuple[int | None, int | None] | None = None) -> None:
+    async def play(self, token_hash: str | None, card: str, moment: tuple[int | None, int | None] | None = None,
+                   match_id: str | None = None) -> None:
         """The person in ``token_hash``'s seat plays ``card`` (a card code), checked by the engine.
 
-        ``moment`` (the deal from 1, and the cards already played in it) names
-        the moment the card was chosen for: if the table has moved on since (a
-        second tab, a click sent while offline), ``stale_play``.
+        ``match_id`` and ``moment`` (the deal from 1, and the cards already
+        played in it) name the match and moment the card was chosen for: if
+        the table has moved on since (a second tab, a click sent while
+        offline, a new match), ``stale_play``.
         """
         async with self.lock:
             seat = self.lobby.require_seat(token_hash)
-            if moment is not None and self.match is not None and moment != moment_of(self.match):
+            if self.match is not None and ((moment is not None and moment != moment_of(self.match))
+                                           or (match_id is not None and match_id != self.current.match_id)):
                 raise RoomError(ErrorCode.STALE_PLAY,
                                 "the table has moved on since you chose that card; nothing was played")
             await self.current.play(seat, card)
@@ -330,7 +323,8 @@ class Room:
         self._away = self._compute_away()
         self.version += 1
         self.last_active = self._clock()
-        send_state(self.table(), self.presence.live())
+        self._rendered = {}
+        send_state(self.table(), self.presence.live(), self._rendered)
         self._reschedule()
 
     # ------------------------------------------------------------------ connections
@@ -341,15 +335,19 @@ class Room:
             self.presence.attach(conn)
             self._changed()
 
-    async def detach(self, conn: Connection) -> None:
-        """Remove a connection that closed; the others see the new presence."""
+    async def detach(self, conn: Connection, gone_since: float | None = None) -> None:
+        """Remove a connection that closed; the others see the new presence.
+
+        ``gone_since`` is when its person was last heard from, if before now
+        (a page that stopped beating), in the room's clock.
+        """
         async with self.lock:
-            if self.presence.detach(conn, self._clock()):
+            if self.presence.detach(conn, self._clock() if gone_since is None else gone_since):
                 self._changed()
 
     def send_state(self, conn: Connection) -> None:
-        """Queue the current state for one connection only (its ``sync``)."""
-        send_state(self.table(), [conn])
+        """Queue the whole current state for one connection only (its ``sync``), as already rendered."""
+        send_state(self.table(), [conn], self._rendered, whole=True)
 
     # ------------------------------------------------------------------ life cycle and timer
 
@@ -363,6 +361,7 @@ class Room:
         self.closed = True
         self._timer.stop()
         for conn in list(self.connections):
+            conn.close_code = CLOSE_RESTART
             conn.finish()
 
     def _schedule_facts(self) -> TableFacts:

@@ -47,7 +47,7 @@ class CountingRenderer:
         self.renders.append((view.you_seat, view.you_are_host))
         return f"{view.you_seat}/{view.you_are_host}/{','.join(held.card.code for held in view.hand)}"
 
-    def frame(self, payload):
+    def frame(self, payload, *, whole=False):
         return payload
 
     def error(self, code, message):
@@ -69,9 +69,13 @@ async def test_viewers_who_see_alike_share_one_rendering_and_each_gets_their_own
     conns = [Connection(token_hash=token, renderer=CountingRenderer(renders), socket=socket, queue_size=4)
              for token, socket in zip(tokens, sockets, strict=True)]
     tasks = [conn.start() for conn in conns]
-    send_state(table(match), conns)
+    rendered: dict = {}
+    send_state(table(match), conns, rendered)
     await asyncio.sleep(0)
     assert sorted(renders, key=str) == sorted([(0, True), (1, False), (None, False)], key=str)
+    send_state(table(match), conns[3:], rendered, whole=True)  # a sync: nothing rendered again
+    await asyncio.sleep(0)
+    assert len(renders) == 3 and sockets[3].frames[1] == sockets[3].frames[0]
     hands = [{card.code for card in match.deal.dealt_hand(seat)} for seat in (0, 1)]
     seen = [socket.frames[0].split("/")[2] for socket in sockets]
     assert set(seen[0].split(",")) == hands[0] and seen[0] == seen[1]
@@ -108,3 +112,4 @@ def test_the_page_gets_only_the_regions_that_changed_since_its_last_frame():
     assert renderer.frame(dict(first)) is None
     second = {**first, "hand": "<div id=hand>b</div>"}
     assert renderer.frame(second) == second["hand"]
+    assert renderer.frame(second, whole=True) == second["status"] + second["hand"]

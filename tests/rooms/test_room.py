@@ -70,7 +70,7 @@ class VersionRenderer:
     def render(self, view):
         return f"v{view.version}"
 
-    def frame(self, payload):
+    def frame(self, payload, *, whole=False):
         return payload
 
     def error(self, code, message):
@@ -225,3 +225,15 @@ async def test_plays_fired_at_once_into_one_room_make_exactly_one_move(store):
     stored = store.storage.active_rooms()[0].match.record
     assert [len(deal["plays"]) for deal in stored["deals"]] == [2]
     room.close()
+
+
+async def test_a_room_going_away_with_its_server_closes_its_sockets_with_1012(store):
+    room = Room(code="ROOM8", rules=Rules(), store=store)
+    await room.join("Ana")
+    socket = Socket()
+    conn = connect(room, socket)
+    sender = conn.start()
+    await room.attach(conn)
+    room.close()
+    await asyncio.wait_for(sender, 2)
+    assert socket.closed_with == 1012
