@@ -17,7 +17,8 @@ def sheds_high(rules: Rules) -> bool:
     Under the default penalty (RULES.md §2.7, also with §3 ``all_tied``) the
     highest card of the last trick pays, so high cards are shed and a low
     card kept for the end. Under ``penalty_to = "lowest"`` (§3, inverse
-    cucumber) the lowest card of the last trick pays, so it is the reverse.
+    cucumber) the lowest card of the last trick pays (every equal lowest
+    one with ``all_tied``), so it is the reverse.
     """
     return rules.penalty_to == "highest"
 

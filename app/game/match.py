@@ -651,21 +651,30 @@ def last_trick_payers(rules: Rules, deal: Deal) -> tuple[tuple[int, ...], int, C
     Returns ``(seats, points, card)``: the seats receiving the penalty (in play
     order), the points each adds, and the card whose value it is (RULES.md
     §2.7; §3 ``last_trick_tie`` and ``penalty_to``).
+
+    - ``penalty_to = "highest"``: the winner of the trick pays the value of
+      the card they won it with; with ``all_tied`` so does everyone who
+      played that rank (the leader's card included).
+    - ``penalty_to = "lowest"``: the player of the lowest rank pays the
+      value of the trick's highest card; among equal lowest ranks
+      ``last_trick_tie`` decides: ``last_played`` the later card pays,
+      ``all_tied`` every one of them pays.
     """
-    top_card = deal.winning
-    if rules.penalty_to == "highest":
-        if rules.last_trick_tie == "all_tied":
-            payers = tuple(seat for seat, card in deal.current_trick() if card >> 2 == top_card >> 2)
-        else:
-            payers = (deal.winner,)
-        return payers, top_card.value, top_card
     trick = deal.current_trick()
-    # Inverse cucumber names one receiver, the later of equal lowest cards;
-    # last_trick_tie speaks only of the highest rank, so it does not apply here.
-    top_card = max(reversed([card for _, card in trick]), key=lambda card: card >> 2)
-    low = min(card >> 2 for _, card in trick)
-    receiver = [seat for seat, card in trick if card >> 2 == low][-1]
-    return (receiver,), top_card.value, top_card
+    if rules.penalty_to == "highest":
+        top_card = deal.winning
+        pay_rank = top_card >> 2
+    else:
+        # The value paid is the highest card's (the later of equal ones names it).
+        top_card = max(reversed([card for _, card in trick]), key=lambda card: card >> 2)
+        pay_rank = min(card >> 2 for _, card in trick)
+    if rules.last_trick_tie == "all_tied":
+        payers = tuple(seat for seat, card in trick if card >> 2 == pay_rank)
+    elif rules.penalty_to == "highest":
+        payers = (deal.winner,)
+    else:
+        payers = ([seat for seat, card in trick if card >> 2 == pay_rank][-1],)
+    return payers, top_card.value, top_card
 
 
 def _end_deal(match: Match, deal: Deal, events: list[Event]) -> tuple[Match, list[Event]]:

@@ -122,7 +122,10 @@ class Rules:
                          "and the ace wins; earlier, a led ace is an ordinary card.")
         else:
             lines.append("A led ace is an ordinary card: another ace may equal it.")
-        if self.penalty_to == "lowest":
+        if self.penalty_to == "lowest" and self.last_trick_tie == "all_tied":
+            lines.append("Inverse cucumber: everyone who played the lowest rank in the last trick "
+                         "adds the value of the trick's highest card.")
+        elif self.penalty_to == "lowest":
             receiver = "the player of the lowest card in the last trick (the later one on a tie)"
             lines.append(f"Inverse cucumber: {receiver} adds the value of the trick's highest card.")
         elif self.last_trick_tie == "all_tied":

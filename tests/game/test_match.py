@@ -846,6 +846,56 @@ def test_penalty_to_highest_is_the_trick_winner():
 
 
 # ---------------------------------------------------------------------------
+# §3 settled case: penalty_to lowest with last_trick_tie all_tied
+
+
+LOWEST_ALL_TIED = Rules(hand_size=3, penalty_to="lowest", last_trick_tie="all_tied")
+
+
+def equal_lowest_last_trick(rules, scores=(0, 0, 0)):
+    """Ana wins two tricks with aces; in the last trick Ana 2S and Ben 2H tie lowest under Cy's KS."""
+    match = start("AH AD 2S", "2C 2D 2H", "4C 5C KS", dealer=2, rules=rules, scores=scores)
+    return play_codes(match, "AH 2C 4C  AD 2D 5C  2S 2H KS")
+
+
+def test_penalty_to_lowest_all_tied_every_equal_lowest_pays_the_highest_value():
+    match, events = equal_lowest_last_trick(LOWEST_ALL_TIED)
+    assert match.scores == (13, 13, 0)
+    assert events_of(events, PenaltyScored) == [PenaltyScored(0, 13, Card.parse("KS"), 13),
+                                                PenaltyScored(1, 13, Card.parse("KS"), 13)]
+
+
+def test_penalty_to_lowest_all_tied_a_single_lowest_pays_alone():
+    match, events = cy_takes_the_last_trick_with("9H", rules=LOWEST_ALL_TIED)
+    assert match.scores == (9, 0, 0)
+    assert events_of(events, PenaltyScored) == [PenaltyScored(0, 9, Card.parse("9H"), 9)]
+
+
+def test_penalty_to_lowest_all_tied_when_every_card_is_equal_everyone_pays():
+    match = start("AH AD 9C", "2C 3C 9D", dealer=1, rules=LOWEST_ALL_TIED)
+    match, events = play_codes(match, "AH 2C  AD 3C  9C 9D")
+    assert match.scores == (9, 9)
+    assert [event.seat for event in events_of(events, PenaltyScored)] == [0, 1]
+
+
+def test_penalty_to_lowest_all_tied_under_a_forcing_ace_the_equal_lowest_pay_the_ace():
+    rules = LOWEST_ALL_TIED.changed(ace_lead="forces_lowest")
+    match = start("2C 3C 4C", "2D 3D 4D", "KH KD AS", dealer=1, rules=rules)
+    match, events = play_codes(match, "KH 2C 2D  KD 3C 3D  AS 4C 4D")
+    assert events_of(events, TrickWon)[-1] == TrickWon(2, Card.parse("AS"), 2)
+    assert match.scores == (14, 14, 0)
+
+
+def test_penalty_to_lowest_all_tied_several_players_cross_in_one_deal():
+    match, events = equal_lowest_last_trick(LOWEST_ALL_TIED, scores=(14, 16, 5))
+    # Both pay 13: Ana 27 and Ben 29 cross; each continues on the highest total
+    # of the others before this deal's penalties.
+    assert events_of(events, LifeLost) == [LifeLost(0, 1, 16), LifeLost(1, 1, 14)]
+    assert match.scores == (16, 14, 5)
+    assert match.lives == (1, 1, 2)
+
+
+# ---------------------------------------------------------------------------
 # §3 match_length
 
 

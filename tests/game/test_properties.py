@@ -39,6 +39,7 @@ REVIVAL_PRONE = st.builds(
     hand_size=st.integers(3, 4),
     ace_lead=st.sampled_from(ACE_LEAD),
     last_trick_tie=st.just("all_tied"),
+    penalty_to=st.sampled_from(PENALTY_TO),
     threshold=st.integers(10, 15),
     lives=st.just(1),
     match_length=st.one_of(st.just("elimination"), st.integers(1, 6)),
@@ -116,7 +117,8 @@ def expected_penalty(rules: Rules, trick: list[tuple[int, Card]]) -> tuple[list[
     top = max(card.rank for _, card in trick)
     if rules.penalty_to == "lowest":
         low = min(card.rank for _, card in trick)
-        return [[seat for seat, card in trick if card.rank == low][-1]], top
+        lowest = [seat for seat, card in trick if card.rank == low]
+        return (lowest if rules.last_trick_tie == "all_tied" else lowest[-1:]), top
     if rules.last_trick_tie == "all_tied":
         return [seat for seat, card in trick if card.rank == top], top
     return [expected_winner(rules, trick, rules.hand_size - 1)], top

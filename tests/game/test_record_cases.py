@@ -11,7 +11,7 @@ CASES = sorted((Path(__file__).parent.parent / "data" / "records").glob("*.json"
 
 
 def test_cases_are_present():
-    assert len(CASES) >= 60
+    assert len(CASES) >= 66
 
 
 @pytest.mark.parametrize("path", CASES, ids=[path.stem for path in CASES])

@@ -132,4 +132,7 @@ def test_describe_follows_the_options():
     assert "must play" in custom or "if you can" in custom
     assert "ace" in custom
     assert " ".join(Rules(penalty_to="lowest").describe()).lower().count("inverse") == 1
+    assert "later one on a tie" in " ".join(Rules(penalty_to="lowest").describe())
+    both = " ".join(Rules(penalty_to="lowest", last_trick_tie="all_tied").describe())
+    assert "everyone who played the lowest rank" in both and "later" not in both
     assert "3 others" in " ".join(Rules(second_life_min_opponents=3).describe())

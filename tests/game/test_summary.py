@@ -50,3 +50,17 @@ def test_the_inverse_penalty_names_the_card_whose_value_is_paid():
     summary = summarize_deal(events)
     assert summary.trick_winner == 0 and summary.penalties == ((1, 13, Card.parse("KD"), 13),)
     assert "Ben scores 13 penalty points (the value of K♦), now on 13." in summary.sentences(["Ana", "Ben"])
+
+
+def test_every_equal_lowest_card_paying_under_inverse_cucumber_is_summarised():
+    rules = Rules(hand_size=3, penalty_to="lowest", last_trick_tie="all_tied")
+    match = start("AH AD 2S", "2C 2D 2H", "4C 5C KS", dealer=2, rules=rules)
+    match, events = play_codes(match, "AH 2C 4C  AD 2D 5C  2S 2H KS")
+    summary = summarize_deal(events)
+    assert summary.trick_winner == 2
+    assert summary.penalties == ((0, 13, Card.parse("KS"), 13), (1, 13, Card.parse("KS"), 13))
+    assert summary.sentences(["Ana", "Ben", "Cy"]) == [
+        "Cy took the last trick with K♠.",
+        "Ana scores 13 penalty points (the value of K♠), now on 13.",
+        "Ben scores 13 penalty points (the value of K♠), now on 13.",
+    ]
