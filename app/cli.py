@@ -76,7 +76,7 @@ def _file_error(error: Exception) -> str:
 
 
 def simulate(players: int, rules: Rules, seed: int, count: int) -> dict[str, Any]:
-    """Play ``count`` matches between random-legal players and summarise them.
+    """Play ``count`` matches between random-legal players and report on them.
 
     Returns a JSON-ready dict: the rules, the number of matches, deals and
     plays per match (mean), each seat's share of wins (ties split), penalty
@@ -117,15 +117,15 @@ def _penalty_points(match: Any) -> int:
     return total
 
 
-def _print_simulation(summary: dict[str, Any], out: TextIO) -> None:
-    print(f"{summary['matches']} matches, {summary['players']} players, seed {summary['seed']}", file=out)
-    print("rules: " + ", ".join(f"{key}={value}" for key, value in summary["rules"].items()), file=out)
-    print(f"deals per match: {summary['deals_per_match']}, plays per match: {summary['plays_per_match']}",
+def _print_simulation(report: dict[str, Any], out: TextIO) -> None:
+    print(f"{report['matches']} matches, {report['players']} players, seed {report['seed']}", file=out)
+    print("rules: " + ", ".join(f"{key}={value}" for key, value in report["rules"].items()), file=out)
+    print(f"deals per match: {report['deals_per_match']}, plays per match: {report['plays_per_match']}",
           file=out)
-    print(f"penalty points per deal: {summary['penalty_per_deal']}", file=out)
-    for seat, share in enumerate(summary["win_share"]):
+    print(f"penalty points per deal: {report['penalty_per_deal']}", file=out)
+    for seat, share in enumerate(report["win_share"]):
         print(f"seat {seat}: wins {share:.1%}", file=out)
-    print(f"time: {summary['seconds']} s", file=out)
+    print(f"time: {report['seconds']} s", file=out)
 
 
 def serve(host: str | None, port: int | None) -> int:
@@ -168,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"a preset ({', '.join(PRESETS)}) or a JSON object of options (default agurk)")
     sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     sim.add_argument("--count", type=int, default=1000, help="number of matches (default 1000)")
-    sim.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+    sim.add_argument("--json", action="store_true", help="print the report as one JSON line")
 
     bench = commands.add_parser("bench", help="run a benchmark and print its figures as one JSON line")
     bench.add_argument("name", choices=["engine"], help="what to measure")
@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--budget", type=float, default=None,
                        help="seconds of thought per hard decision (default 0.15)")
     arena.add_argument("--worlds", type=int, default=None, help="at most this many sampled worlds per hard decision")
-    arena.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    arena.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
     db = commands.add_parser("db", help="manage the database")
     db_actions = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
@@ -215,11 +215,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             rules = rules_from_text(args.rules)
         except InvalidRules as error:
             parser.error(str(error))
-        summary = simulate(args.players, rules, args.seed, args.count)
+        report = simulate(args.players, rules, args.seed, args.count)
         if args.json:
-            print(json.dumps(summary))
+            print(json.dumps(report))
         else:
-            _print_simulation(summary, sys.stdout)
+            _print_simulation(report, sys.stdout)
         return 0
     if args.command == "bench":
         from bench import engine

@@ -135,8 +135,8 @@ def _replay_deal(match: Match, index: int, deal: Mapping[str, Any]) -> Match:
     return match
 
 
-def summary(match: Match) -> dict[str, Any]:
-    """The standing of a match as ``verify`` prints it for a valid record.
+def outcome(match: Match) -> dict[str, Any]:
+    """What ``verify`` prints for a valid record: where the match it describes stands.
 
     ``{"ok": true, "finished", "scores", "lives", "eliminated", "winners",
     "deals"}``: per-seat lists in seat order, ``lives`` 0 once eliminated,
@@ -156,11 +156,11 @@ def summary(match: Match) -> dict[str, Any]:
 def check_record(record: Any) -> dict[str, Any]:
     """Check a record and return what ``verify`` prints for it.
 
-    A valid record gives :func:`summary`; a faulty one the first fault as
+    A valid record gives its :func:`outcome`; a faulty one the first fault as
     ``{"ok": false, "deal", "play", "seat", "card", "reason"}``. Raises
     :class:`NotARecord` when the data is not a record at all.
     """
     try:
-        return summary(replay(record))
+        return outcome(replay(record))
     except RecordFault as fault:
         return fault.to_dict()

@@ -18,7 +18,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from app.game.match import Match
-from app.game.record import NotARecord, RecordFault, replay, summary
+from app.game.record import NotARecord, RecordFault, outcome, replay
 from app.storage import migrate, queries
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError
@@ -261,7 +261,7 @@ def verify_for_import(record: Any) -> Match:
 
     Raises :class:`~app.storage.errors.RecordRejected` with the result
     ``cucumber verify`` prints: the fault for a faulty record or a
-    non-record, the summary for an unfinished match.
+    non-record, the outcome for an unfinished match.
     """
     try:
         match = replay(record)
@@ -272,7 +272,7 @@ def verify_for_import(record: Any) -> Match:
     except RecordFault as fault:
         raise RecordRejected(f"the record is faulty at deal {fault.deal}: {fault.message}", fault.to_dict()) from None
     if not match.finished:
-        raise RecordRejected("the match in the record is not finished", summary(match))
+        raise RecordRejected("the match in the record is not finished", outcome(match))
     for name in match.players:
         if not name.strip() or len(name) > IMPORTED_NAME_MAX:
             reason = f"player names must have 1 to {IMPORTED_NAME_MAX} characters, not {name[:30]!r}"

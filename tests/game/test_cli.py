@@ -105,15 +105,15 @@ def test_verify_as_a_process_exit_status(files):
 
 def test_simulate_with_a_preset(capsys):
     assert main(["simulate", "--players", "3", "--rules", "quick", "--count", "5", "--seed", "2", "--json"]) == 0
-    summary = json.loads(capsys.readouterr().out)
-    assert summary["matches"] == 5 and summary["players"] == 3 and summary["seed"] == 2
-    assert summary["rules"] == preset("quick").to_dict()
-    assert summary["deals_per_match"] >= 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["matches"] == 5 and report["players"] == 3 and report["seed"] == 2
+    assert report["rules"] == preset("quick").to_dict()
+    assert report["deals_per_match"] >= 1
     # 3 cards to each of the 2 or 3 players still in, every deal
-    deals = summary["deals_per_match"]
-    assert 2 * 3 * deals - 0.1 <= summary["plays_per_match"] <= 3 * 3 * deals + 0.1
-    assert len(summary["win_share"]) == 3 and sum(summary["win_share"]) == pytest.approx(1, abs=1e-3)
-    assert 2 <= summary["penalty_per_deal"] <= 14
+    deals = report["deals_per_match"]
+    assert 2 * 3 * deals - 0.1 <= report["plays_per_match"] <= 3 * 3 * deals + 0.1
+    assert len(report["win_share"]) == 3 and sum(report["win_share"]) == pytest.approx(1, abs=1e-3)
+    assert 2 <= report["penalty_per_deal"] <= 14
 
 
 def test_simulate_with_json_rules_and_the_same_seed_gives_the_same_results(capsys):
@@ -127,7 +127,7 @@ def test_simulate_with_json_rules_and_the_same_seed_gives_the_same_results(capsy
         {key: value for key, value in again.items() if key != "seconds"}
 
 
-def test_simulate_prints_a_readable_summary(capsys):
+def test_simulate_prints_a_readable_report(capsys):
     assert main(["simulate", "--players", "2", "--count", "3"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("3 matches, 2 players, seed 0")
