@@ -31,7 +31,7 @@ def parse_seats(text: str) -> tuple[str, ...]:
     """The strengths of a comma-separated list, one per seat: ``"hard,easy,easy"``.
 
     Case and spaces are ignored. Raises ``ValueError`` for an unknown
-    strength or fewer than 2 or more than 7 seats (RULES.md §1).
+    strength or fewer than 2 or more than 7 seats (docs/rules.md §1).
     """
     seats = tuple(part.strip().lower() for part in text.split(","))
     for name in seats:
@@ -57,7 +57,7 @@ def play_match(lineup: Sequence[str], rules: Rules, deal_rng: random.Random, bot
                timings: dict[str, list[tuple[float, bool]]] | None = None) -> Match:
     """Play one whole match with the bot of strength ``lineup[s]`` in seat ``s``.
 
-    Deals come from ``deal_rng`` (RULES.md §2.1–2.2), every bot's chance from
+    Deals come from ``deal_rng`` (docs/rules.md §2.1–2.2), every bot's chance from
     ``bot_rng``. Each bot gets only ``view_for(match, seat)``; its card is
     played through the engine, which would raise on an illegal play. When
     ``timings`` is given, each decision appends ``(seconds, had_choice)``
@@ -97,7 +97,7 @@ def run_arena(seats: Sequence[str], *, matches: int, seed: int, rules: Rules | N
     Returns a JSON-ready dict: ``matches``, ``seats``, ``seed``, ``rules``
     (all options), ``budget_s``, ``max_worlds``, ``seconds`` (wall-clock) and
     ``strategies``: per strength, ``seats`` (how many), ``win_rate`` (share
-    of wins per seat, ties shared, RULES.md §2.10), ``penalty_per_deal``
+    of wins per seat, ties shared, docs/rules.md §2.10), ``penalty_per_deal``
     (points per seat per deal it was dealt into, §2.7), each as
     ``{"mean", "low", "high"}`` for a 95% confidence interval over matches,
     and ``decision_ms`` / ``choice_ms`` (all decisions / those with more

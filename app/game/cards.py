@@ -1,4 +1,4 @@
-"""Cards, ranks, values and card codes (RULES.md §1).
+"""Cards, ranks, values and card codes (docs/rules.md §1).
 
 A card is a small int (0–51) with a notation: ``Card.parse("10h")`` gives
 ``TH``. Hands are also kept as bit sets (bit ``card`` set), which makes the
@@ -54,7 +54,7 @@ class Card(int):
 
     @property
     def value(self) -> int:
-        """Penalty value in points (RULES.md §1): equal to the rank."""
+        """Penalty value in points (docs/rules.md §1): equal to the rank."""
         return (self >> 2) + 2
 
     @property

@@ -18,13 +18,13 @@ class GameError(Exception):
 
 
 class InvalidCard(GameError):
-    """Text that is not a card code (RULES.md §1)."""
+    """Text that is not a card code (docs/rules.md §1)."""
 
     code = "invalid_card"
 
 
 class InvalidRules(GameError):
-    """An unknown rules option or a value out of range (RULES.md §3).
+    """An unknown rules option or a value out of range (docs/rules.md §3).
 
     ``option`` names the offending option (``None`` when the rules object as a
     whole is malformed, e.g. not a mapping).
@@ -44,7 +44,7 @@ class InvalidMatch(GameError):
 
 
 class InvalidDeal(GameError):
-    """Dealt hands that break RULES.md §2.2 / §4 (size, duplicates, seats).
+    """Dealt hands that break docs/rules.md §2.2 / §4 (size, duplicates, seats).
 
     ``seat`` and ``card`` point at the first fault when there is one.
     """
@@ -64,7 +64,7 @@ class IllegalMove(GameError):
 
 
 class MatchOver(IllegalMove):
-    """The match has ended; no more deals or plays (RULES.md §2.10)."""
+    """The match has ended; no more deals or plays (docs/rules.md §2.10)."""
 
     code = "match_over"
 
@@ -82,7 +82,7 @@ class DealInProgress(IllegalMove):
 
 
 class NotYourTurn(IllegalMove):
-    """A seat tried to play while it is another seat's turn (RULES.md §2.3)."""
+    """A seat tried to play while it is another seat's turn (docs/rules.md §2.3)."""
 
     code = "not_your_turn"
 
@@ -94,6 +94,6 @@ class CardNotInHand(IllegalMove):
 
 
 class IllegalPlay(IllegalMove):
-    """The card is held but the follow rules forbid it (RULES.md §2.4, §3)."""
+    """The card is held but the follow rules forbid it (docs/rules.md §2.4, §3)."""
 
     code = "illegal_play"

@@ -46,7 +46,7 @@ _new = tuple.__new__
 
 
 class Deal(NamedTuple):
-    """The state of one deal (RULES.md §2.2–2.7). Immutable.
+    """The state of one deal (docs/rules.md §2.2–2.7). Immutable.
 
     - ``dealer``: the dealer's seat; ``dealt[s]``: seat s's hand as dealt, as
       a bit set (bit ``card`` set for each card; 0 for a seat not in the deal).
@@ -121,7 +121,7 @@ class Deal(NamedTuple):
 
 
 class Match(NamedTuple):
-    """The whole state of a match (RULES.md §2). Immutable.
+    """The whole state of a match (docs/rules.md §2). Immutable.
 
     - ``rules``, ``players`` (names, in seat order).
     - ``scores[s]``: seat s's total in points; ``lives[s]``: lives left (0 = eliminated).
@@ -177,7 +177,7 @@ class Match(NamedTuple):
         return cards_of(self.deal.hands[seat])
 
     def legal_cards(self, seat: int) -> tuple[Card, ...]:
-        """The cards ``seat`` may play now (RULES.md §2.4, §3), lowest first.
+        """The cards ``seat`` may play now (docs/rules.md §2.4, §3), lowest first.
 
         Empty unless it is that seat's turn in a deal in progress.
         """
@@ -202,7 +202,7 @@ class Match(NamedTuple):
         return None
 
     def next_dealer(self) -> int | None:
-        """The dealer of the next deal (RULES.md §2.9), or ``None`` before the lot is drawn."""
+        """The dealer of the next deal (docs/rules.md §2.9), or ``None`` before the lot is drawn."""
         if self.dealer is None or self.deal is None:
             return self.dealer
         return _seating(tuple(map(bool, self.lives)), self.dealer)[0][0]
@@ -222,7 +222,7 @@ def new_match(players: Sequence[str], rules: Rules | None = None) -> Match:
 
 
 def deal_cards(match: Match, rng: random.Random) -> tuple[Match, list[Event]]:
-    """Shuffle a full pack with ``rng`` and deal the next deal (RULES.md §2.2).
+    """Shuffle a full pack with ``rng`` and deal the next deal (docs/rules.md §2.2).
 
     Before the first deal the dealer is drawn by lot among the players in
     the match with ``rng`` (§2.1); later the deal passes to the next active
@@ -304,7 +304,7 @@ def deal_hands(match: Match, hands: Sequence[Sequence[str | Card]], *,
 
 
 def play(match: Match, card: Card | str, seat: int | None = None) -> tuple[Match, list[Event]]:
-    """Play ``card`` for the seat whose turn it is (RULES.md §2.3–2.8, §3).
+    """Play ``card`` for the seat whose turn it is (docs/rules.md §2.3–2.8, §3).
 
     ``seat``, when given, must be the seat whose turn it is. Returns the new
     match and the events (the card played, a trick won, and at the end of a
@@ -649,7 +649,7 @@ def last_trick_payers(rules: Rules, deal: Deal) -> tuple[tuple[int, ...], int, C
     """Who pays for the last trick of a complete deal, how much, and for which card.
 
     Returns ``(seats, points, card)``: the seats receiving the penalty (in play
-    order), the points each adds, and the card whose value it is (RULES.md
+    order), the points each adds, and the card whose value it is (docs/rules.md
     §2.7; §3 ``last_trick_tie`` and ``penalty_to``).
 
     - ``penalty_to = "highest"``: the winner of the trick pays the value of

@@ -1,4 +1,4 @@
-"""Match records in the ``cucumber-match/1`` format (RULES.md §4).
+"""Match records in the ``cucumber-match/1`` format (docs/rules.md §4).
 
 Export any match to a record, rebuild a match from a record by replaying
 every deal through the engine, and check a record the way ``verify`` reports.
@@ -24,7 +24,7 @@ class NotARecord(GameError):
 
 
 class RecordFault(GameError):
-    """The first fault of a well-formed record (RULES.md §4).
+    """The first fault of a well-formed record (docs/rules.md §4).
 
     ``deal`` is the deal index (from 0); ``play`` the play index within that
     deal (from 0), ``None`` for a dealer or hand fault; ``seat`` and ``card``
@@ -48,7 +48,7 @@ class RecordFault(GameError):
 
 
 def to_record(match: Match) -> dict[str, Any]:
-    """The record of ``match``, finished or in progress (RULES.md §4).
+    """The record of ``match``, finished or in progress (docs/rules.md §4).
 
     Returns a JSON-ready dict: ``format``, every rules option, the player
     names and the deals (completed ones, then the one in progress if any).
@@ -75,7 +75,7 @@ def replay(record: Any) -> Match:
     Returns the match as it stands after the last play of the record. Raises
     :class:`NotARecord` if the data is not a record (wrong shape, format,
     rules or players) and :class:`RecordFault` for the first fault of a
-    record, checked deal by deal as RULES.md §4 says: dealer, hands, plays.
+    record, checked deal by deal as docs/rules.md §4 says: dealer, hands, plays.
     """
     if not isinstance(record, Mapping):
         raise NotARecord(f"a record must be a JSON object, not {type(record).__name__}")

@@ -1,6 +1,6 @@
 """The rules of a match: the house default and every variant option.
 
-RULES.md §2 is the default; each option of §3 is a named field of
+docs/rules.md §2 is the default; each option of §3 is a named field of
 :class:`Rules`. Presets give names to the rule sets of the original sheets.
 """
 
@@ -35,7 +35,7 @@ _RANGES: dict[str, tuple[int, int]] = {
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """One value for every option of RULES.md §3; the defaults are §2.
+    """One value for every option of docs/rules.md §3; the defaults are §2.
 
     Fields (all validated on construction, :class:`InvalidRules` naming the
     option otherwise):
@@ -94,7 +94,7 @@ class Rules:
         return cls(**options)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every option and its value, as stored in match records (RULES.md §4)."""
+        """Every option and its value, as stored in match records (docs/rules.md §4)."""
         return asdict(self)
 
     def changed(self, **options: Any) -> Rules:

@@ -24,7 +24,7 @@ from app.game.events import (
 
 @dataclass(frozen=True, slots=True)
 class DealSummary:
-    """What a deal's end did (RULES.md §2.7–2.10).
+    """What a deal's end did (docs/rules.md §2.7–2.10).
 
     ``deal`` counts from 1. ``trick_winner`` took the last trick with
     ``card``; ``penalties`` are ``(seat, points, card, total)``;

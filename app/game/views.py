@@ -24,7 +24,7 @@ class TrickCard:
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
-    """The public state of one seat (RULES.md §2.6, §2.8).
+    """The public state of one seat (docs/rules.md §2.6, §2.8).
 
     ``played`` holds the cards this seat played in the finished tricks of
     the current deal, in order, face up; ``cards_left`` how many it holds.

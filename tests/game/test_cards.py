@@ -1,4 +1,4 @@
-"""Cards, ranks, values and card codes (RULES.md §1)."""
+"""Cards, ranks, values and card codes (docs/rules.md §1)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Match transitions, scenario by scenario: the house rules (RULES.md §2) and every option of §3.
+"""Match transitions, scenario by scenario: the house rules (docs/rules.md §2) and every option of §3.
 
 Scenarios are written in card codes. Unless said otherwise there are three
 players, Ana (seat 0), Ben (1) and Cy (2). Many scenarios use 3-card hands
@@ -46,7 +46,7 @@ from tests.game.helpers import cards, events_of, hand, next_deal, play_codes, st
 QUICK = Rules(hand_size=3)
 
 # A whole 7-card deal under the house rules whose last trick is the worked
-# example of RULES.md §2: Ana leads 9C, Ben plays 2S, Cy plays 9H. Cy deals,
+# example of docs/rules.md §2: Ana leads 9C, Ben plays 2S, Cy plays 9H. Cy deals,
 # so Ana leads the first trick.
 EXAMPLE_HANDS = ("4S 5S 6C 7S 9C QC AH", "2S 5C 6D 8S KC AC AD", "2C 4D 5D 7C 7H 9H JC")
 EXAMPLE_PLAYS = "6C 6D 2C  AD 4D 4S  AC 5D AH  7S KC 7H  8S 7C 5S  5C JC QC  9C 2S 9H"
@@ -386,7 +386,7 @@ def test_the_second_crossing_eliminates():
 
 
 def next_active_left_of(match, seat):
-    """The first seat after ``seat``, clockwise, that is still in (RULES.md §2.9)."""
+    """The first seat after ``seat``, clockwise, that is still in (docs/rules.md §2.9)."""
     count = match.seat_count
     return next(s % count for s in range(seat + 1, seat + count + 1) if match.is_active(s % count))
 

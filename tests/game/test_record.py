@@ -1,4 +1,4 @@
-"""Match records (RULES.md §4): export, replay, and the first fault of a faulty record."""
+"""Match records (docs/rules.md §4): export, replay, and the first fault of a faulty record."""
 
 import copy
 import json

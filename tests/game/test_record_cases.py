@@ -1,4 +1,4 @@
-"""Every shared record case agrees with the engine's check (RULES.md §4)."""
+"""Every shared record case agrees with the engine's check (docs/rules.md §4)."""
 
 import json
 from pathlib import Path

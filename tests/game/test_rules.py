@@ -1,4 +1,4 @@
-"""The rules object: defaults, every option of RULES.md §3, validation and presets."""
+"""The rules object: defaults, every option of docs/rules.md §3, validation and presets."""
 
 import pytest
 

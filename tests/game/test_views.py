@@ -1,4 +1,4 @@
-"""What one viewer may see (RULES.md §2.6 and the hidden cards), phase by phase."""
+"""What one viewer may see (docs/rules.md §2.6 and the hidden cards), phase by phase."""
 
 import dataclasses
 import random
