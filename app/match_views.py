@@ -11,6 +11,7 @@ from typing import Any
 
 from app.game.history import deal_by_deal
 from app.game.rules import Rules
+from app.wording import card_faces, deal_sentences, describe_rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +31,8 @@ class MatchDetail:
     when it ended); ``totals[d][s]`` is seat s's total after deal d+1
     (``lives`` likewise; ``lost_life[d][s]`` says whether seat s lost a life
     in that deal); ``replay`` is JSON-ready data for the replay script: per
-    deal the dealer, hands as dealt, tricks and the deal summary sentences.
+    deal the dealer, hands as dealt, tricks and the deal summary sentences,
+    and every card's corner label, suit symbol and name.
     """
 
     match: Any
@@ -61,6 +63,7 @@ def match_detail(match: Any, record: dict[str, Any]) -> MatchDetail:
         chart.append(ChartLine(seat, name, " ".join(f"{x:.1f},{y:.1f}" for x, y in points)))
     replay = {
         "players": names,
+        "cards": card_faces(),
         "deals": [
             {
                 "number": step.number,
@@ -70,7 +73,7 @@ def match_detail(match: Any, record: dict[str, Any]) -> MatchDetail:
                            for trick in step.tricks],
                 "scores": list(step.scores),
                 "lives": list(step.lives),
-                "summary": step.summary.sentences(names) if step.summary else [],
+                "summary": deal_sentences(step.summary, names) if step.summary else [],
             }
             for step in steps
         ],
@@ -79,5 +82,5 @@ def match_detail(match: Any, record: dict[str, Any]) -> MatchDetail:
     lives = [list(step.lives) for step in steps]
     before = [[rules.lives] * len(names), *lives]
     lost_life = [[now < was for now, was in zip(row, previous)] for row, previous in zip(lives, before)]
-    return MatchDetail(match=match, rules_text=rules.describe(), totals=totals, lives=lives,
+    return MatchDetail(match=match, rules_text=describe_rules(rules), totals=totals, lives=lives,
                        lost_life=lost_life, chart=chart, chart_max=top, replay=replay)

@@ -19,6 +19,7 @@ from app.game.errors import (
     InvalidRules,
     MatchOver,
     NotYourTurn,
+    Refusal,
 )
 from app.game.match import Deal, Match, deal_cards, deal_hands, new_match, play, play_out_deal
 from app.game.record import NotARecord, RecordFault, check_record, replay, to_record
@@ -28,7 +29,7 @@ from app.game.views import MatchView, view_for
 __all__ = [
     "DECK", "Card", "parse_cards",
     "CardNotInHand", "DealInProgress", "DealNotStarted", "GameError", "IllegalMove", "IllegalPlay",
-    "InvalidCard", "InvalidDeal", "InvalidMatch", "InvalidRules", "MatchOver", "NotYourTurn",
+    "InvalidCard", "InvalidDeal", "InvalidMatch", "InvalidRules", "MatchOver", "NotYourTurn", "Refusal",
     "Deal", "Match", "deal_cards", "deal_hands", "new_match", "play", "play_out_deal",
     "NotARecord", "RecordFault", "check_record", "replay", "to_record",
     "PRESETS", "Rules", "preset",

@@ -18,12 +18,14 @@ from app.game.errors import (
     CardNotInHand,
     DealInProgress,
     DealNotStarted,
+    IllegalMove,
     IllegalPlay,
     InvalidCard,
     InvalidDeal,
     InvalidMatch,
     MatchOver,
     NotYourTurn,
+    Refusal,
 )
 from app.game.events import (
     CardPlayed,
@@ -193,12 +195,17 @@ class Match(NamedTuple):
         except InvalidCard:
             return False
 
-    def illegal_reason(self, seat: int, card: Card) -> str | None:
-        """Why ``seat`` may not play ``card`` now, in words; ``None`` when it may."""
+    def refusal(self, seat: int, card: Card | str) -> Refusal | None:
+        """Why ``seat`` may not play ``card`` (a card or its code) now; ``None`` when it may.
+
+        The refusal :func:`play` would raise with (docs/rules.md §2.3–2.4,
+        §2.10, §3): its code and facts, such as the card to reach and the
+        player's lowest cards. Raises :class:`InvalidCard` for a bad code.
+        """
         try:
             _check_play(self, seat, Card.parse(card))
-        except (IllegalPlay, NotYourTurn, CardNotInHand, DealNotStarted, MatchOver) as error:
-            return error.message
+        except IllegalMove as error:
+            return error.refusal
         return None
 
     def next_dealer(self) -> int | None:
@@ -348,7 +355,7 @@ def play_out_deal(match: Match, choose: Chooser | None = None, *,
     """
     deal = match.deal
     if match.finished or deal is None or deal.turn is None:
-        raise DealNotStarted("no deal is being played")
+        raise DealNotStarted()
     if choose is None and rng is None:
         raise ValueError("play_out_deal needs a chooser or a random generator")
     if choose is not None:
@@ -378,39 +385,28 @@ def legal_mask(rules: Rules, deal: Deal) -> int:
 
 def _check_deal_due(match: Match) -> None:
     if match.finished:
-        raise MatchOver("the match is over")
+        raise MatchOver()
     if match.deal is not None and match.deal.turn is not None:
-        raise DealInProgress("the current deal is still being played")
+        raise DealInProgress()
 
 
 def _check_play(match: Match, seat: int | None, card: Card) -> None:
     """Raise the error that explains why ``seat`` may not play ``card`` now."""
     deal = match.deal
     if match.finished:
-        raise MatchOver("the match is over")
+        raise MatchOver()
     if deal is None or deal.turn is None:
-        raise DealNotStarted("no deal is being played; wait for the next deal")
+        raise DealNotStarted()
     if seat is not None and seat != deal.turn:
-        raise NotYourTurn(f"it is {match.players[deal.turn]}'s turn")
+        raise NotYourTurn(Refusal("not_your_turn", seat=deal.turn, player=match.players[deal.turn]))
     hand = deal.hands[deal.turn]
     if not hand >> card & 1:
-        raise CardNotInHand(f"{card.code} is not in your hand")
+        raise CardNotInHand(Refusal("card_not_in_hand", card=card))
     if not legal_mask(match.rules, deal) >> card & 1:
-        raise IllegalPlay(_illegal_reason(match.rules, deal, hand))
-
-
-def _illegal_reason(rules: Rules, deal: Deal, hand: int) -> str:
-    lowest = " or ".join(card.code for card in cards_of(hand & RANK_BITS[lowest_rank_of(hand)]))
-    if deal.forced:
-        return f"an ace was led: you must play your lowest card ({lowest})"
-    high = _rank_text(deal.winning.rank)
-    if rules.follow == "must_match":
-        return f"you hold a card of rank {high} or higher, so you must play one"
-    return f"play a card of rank {high} or higher, or your lowest card ({lowest})"
-
-
-def _rank_text(rank: int) -> str:
-    return "10" if rank == 10 else "23456789TJQKA"[rank - 2]
+        # The follow rule that forbids it (§2.4, §3 follow and ace_lead), and what it allows.
+        code = "lowest_after_ace" if deal.forced else match.rules.follow
+        lowest = cards_of(hand & RANK_BITS[lowest_rank_of(hand)])
+        raise IllegalPlay(Refusal(code, card=card, highest=deal.winning, lowest=lowest))
 
 
 _ALL = (1 << 52) - 1
@@ -510,7 +506,7 @@ def _play_cards(rules: Rules, deal: Deal, limit: int, choose: Chooser | None,
         if choose is not None:
             card = int(choose(seat, legal))
             if not legal >> card & 1:
-                raise IllegalPlay(f"{DECK[card]} is not a legal card here")
+                raise IllegalPlay(Refusal("not_legal", card=DECK[card]))
         else:
             if legal & (legal - 1):  # more than one legal card: drop a random number of the lowest
                 skip = int(rand() * legal.bit_count())

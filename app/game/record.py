@@ -10,7 +10,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.game.cards import Card, cards_of
-from app.game.errors import GameError, InvalidCard, InvalidDeal, InvalidMatch, InvalidRules
+from app.game.errors import (
+    CardNotInHand,
+    GameError,
+    IllegalMove,
+    InvalidCard,
+    InvalidDeal,
+    InvalidMatch,
+    InvalidRules,
+)
 from app.game.match import Match, deal_hands, new_match, play
 from app.game.rules import Rules
 
@@ -128,10 +136,13 @@ def _replay_deal(match: Match, index: int, deal: Mapping[str, Any]) -> Match:
             match, _ = play(match, card)
         except InvalidCard as error:
             raise RecordFault(error.message, deal=index, play=number, seat=seat, card=shown and shown[:8]) from None
-        except GameError as error:
-            reason = {"card_not_in_hand": "card not in hand", "illegal_play": "illegal play"}.get(error.code, "")
-            raise RecordFault(f"{reason}: {error.message}" if reason else error.message,
-                              deal=index, play=number, seat=seat, card=card.code) from None
+        except CardNotInHand:
+            raise RecordFault(f"card not in hand: {card.code}", deal=index, play=number, seat=seat,
+                              card=card.code) from None
+        except IllegalMove as error:
+            # The refusal's code and facts, e.g. "must_match (card 9C, highest KS, lowest 6H)".
+            raise RecordFault(f"illegal play: {error.refusal}", deal=index, play=number, seat=seat,
+                              card=card.code) from None
     return match
 
 

@@ -106,48 +106,6 @@ class Rules:
         """Whether the match ends after ``match_length`` deals (§3 ``match_length``)."""
         return self.match_length != ELIMINATION
 
-    def describe(self) -> list[str]:
-        """The rules in plain words, one sentence per option, for people."""
-        lines = [f"{self.hand_size} cards each; only the last trick scores."]
-        if self.follow == "must_match":
-            lines.append("Follow with a card at least as high as the highest in the trick if you can; "
-                         "otherwise play your lowest card.")
-        else:
-            lines.append("Follow with a card at least as high as the highest in the trick, "
-                         "or with your lowest card.")
-        if self.ace_lead == "forces_lowest":
-            lines.append("When an ace is led, everyone plays their lowest card and the ace wins.")
-        elif self.ace_lead == "forces_lowest_last_trick":
-            lines.append("When an ace is led to the last trick, everyone plays their lowest card "
-                         "and the ace wins; earlier, a led ace is an ordinary card.")
-        else:
-            lines.append("A led ace is an ordinary card: another ace may equal it.")
-        if self.penalty_to == "lowest" and self.last_trick_tie == "all_tied":
-            lines.append("Inverse cucumber: everyone who played the lowest rank in the last trick "
-                         "adds the value of the trick's highest card.")
-        elif self.penalty_to == "lowest":
-            receiver = "the player of the lowest card in the last trick (the later one on a tie)"
-            lines.append(f"Inverse cucumber: {receiver} adds the value of the trick's highest card.")
-        elif self.last_trick_tie == "all_tied":
-            lines.append("The winner of the last trick adds the value of their card; "
-                         "everyone who played that same rank pays it too.")
-        else:
-            lines.append("The winner of the last trick adds the value of their card "
-                         "(on equal ranks the later card wins).")
-        life_word = "life" if self.lives == 1 else "lives"
-        lines.append(f"Reaching {self.threshold} points costs a life; everyone has {self.lives} {life_word}.")
-        if self.lives > 1:
-            lines.append("After losing a life you continue on the highest total of the others.")
-            if self.second_life_min_opponents > 1:
-                lines.append(f"You may only continue if at least {self.second_life_min_opponents} "
-                             "others were still in when that deal began.")
-        if self.is_fixed_length:
-            deal_word = "deal" if self.match_length == 1 else "deals"
-            lines.append(f"The match lasts {self.match_length} {deal_word}; the lowest total wins.")
-        else:
-            lines.append("The last player left in wins.")
-        return lines
-
 
 PRESETS: dict[str, Rules] = {
     "agurk": Rules(),
@@ -156,17 +114,10 @@ PRESETS: dict[str, Rules] = {
                      ace_lead="forces_lowest"),
     "quick": Rules(hand_size=3),
 }
-"""Named rule sets: ``agurk`` is the house default (seeds 000 and 004),
-``gurka`` and ``parlett`` the traditional rules of seeds 002 and 003, and
-``quick`` a short game of 3 cards each."""
-
-PRESET_SUMMARIES: dict[str, str] = {
-    "agurk": "Danish Agurk, the house default: 7 cards, 21 points, 2 lives",
-    "gurka": "Swedish Gurka: 30 points, one life, must match, a led ace forces lowest cards",
-    "parlett": "Parlett's buy-back: 30 points, a second life only while 3 others are in, "
-               "ties on the last trick all pay, a led ace forces lowest cards",
-    "quick": "Quick: the house default with 3 cards each",
-}
+"""Named rule sets: ``agurk`` is the house default (the Danish game of
+docs/rules.md §2), ``gurka`` and ``parlett`` the traditional rules of the
+Italian and German sheets (§3), and ``quick`` a short game of 3 cards each.
+``app.wording.describe_preset`` describes them for people."""
 
 
 def preset(name: str) -> Rules:

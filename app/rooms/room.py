@@ -27,6 +27,7 @@ from app.rooms.connection import Connection
 from app.names import InvalidName, clean_name, form_number, same_name
 from app.rooms.persistence import RoomStore, StorageUnavailable
 from app.identity import hash_token, new_match_id, new_token
+from app.wording import error_message
 
 log = logging.getLogger(__name__)
 
@@ -355,7 +356,8 @@ class Room:
         try:
             match, events = play(self.match, card, seat)
         except GameError as error:
-            raise RoomError(error.code, error.message, status=422 if error.code == "invalid_card" else 409) from None
+            status = 422 if error.code == "invalid_card" else 409
+            raise RoomError(error.code, error_message(error), status=status) from None
         try:
             await self._store.record_play(match_id=self.match_id, deal=self.match.deals_completed,
                                           play=len(self.match.deal.plays), card=events[0].card.code,

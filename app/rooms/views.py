@@ -15,6 +15,7 @@ from app.game.rules import Rules, preset_name
 from app.game.standings import placings
 from app.game.summary import DealSummary
 from app.game.views import HandCard, MatchView, SeatView, TrickCard, view_for
+from app.wording import deal_sentences, describe_rules, unplayable
 
 if TYPE_CHECKING:
     from app.rooms.room import Room
@@ -77,15 +78,15 @@ class RoomView:
 
     @property
     def rules_text(self) -> list[str]:
-        """The rules in plain words."""
-        return self.rules.describe()
+        """The rules in plain words, a sentence per option."""
+        return describe_rules(self.rules)
 
     @property
     def summary_text(self) -> list[str]:
         """The last deal's summary in plain words (empty when there is none)."""
         if self.summary is None:
             return []
-        return self.summary.sentences([seat.name for seat in self.seats])
+        return deal_sentences(self.summary, [seat.name for seat in self.seats])
 
     @property
     def turn(self) -> int | None:
@@ -214,6 +215,6 @@ def state_json(view: RoomView) -> dict[str, Any]:
             "host": view.you_are_host,
             "hand": [held.card.code for held in view.hand],
             "legal": [held.card.code for held in view.hand if held.legal],
-            "reasons": {held.card.code: held.reason for held in view.hand if not held.legal},
+            "reasons": {held.card.code: unplayable(held.reason) for held in view.hand if held.reason is not None},
         },
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from app.wording import card_name
 from tests.api.conftest import Peer, open_room
 
 
@@ -57,7 +58,7 @@ def test_the_table_page_shows_a_player_their_hand_with_the_legal_cards_playable(
     for card in hand:
         assert f'data-card="{card.code}"' in page
     assert page.count('class="card-button playable"') == len(legal)
-    assert f'aria-label="{legal[0].name}, playable"' in page
+    assert f'aria-label="{card_name(legal[0])}, playable"' in page
 
 
 def test_a_spectator_page_holds_no_hand(client):
@@ -68,7 +69,7 @@ def test_a_spectator_page_holds_no_hand(client):
     assert "card-button" not in page
     for seat in range(3):
         for card in room.match.hand(seat):  # none of these is face up yet
-            assert f'data-card="{card.code}"' not in page and card.name not in page
+            assert f'data-card="{card.code}"' not in page and card_name(card) not in page
     assert "You are watching" in page
 
 

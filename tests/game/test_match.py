@@ -23,6 +23,7 @@ from app.game import (
     InvalidMatch,
     MatchOver,
     NotYourTurn,
+    Refusal,
     Rules,
     deal_cards,
     deal_hands,
@@ -214,7 +215,8 @@ def test_worked_example_a_follower_may_play_their_lowest_card_and_keep_the_king(
     assert match.legal_cards(1) == hand("2S KH")
     error = refused(match, lambda m: play(m, "6D"), IllegalPlay)
     assert error.code == "illegal_play"
-    assert "2S" in error.message
+    assert error.refusal == match.refusal(1, "6D")
+    assert error.refusal.lowest == cards("2S")
     match, events = play_codes(match, "2S 9H")
     # The two nines tie and Cy played later, so Cy wins and leads next.
     assert events_of(events, TrickWon) == [TrickWon(seat=2, card=Card.parse("9H"), trick=0)]
@@ -257,12 +259,22 @@ def test_legal_cards_are_empty_for_a_seat_not_to_play():
     assert match.is_legal(0, Card.parse("KH"))
 
 
-def test_illegal_reason_explains_in_words():
+def test_a_refusal_says_why_with_a_code_and_the_facts():
     match, _ = play_codes(start("9C 7D 4S", "KH 6D 2S", "9H 8C 3D", dealer=2, rules=QUICK), "9C")
-    assert match.illegal_reason(1, "2S") is None
-    assert "9" in match.illegal_reason(1, "6D") and "2S" in match.illegal_reason(1, "6D")
-    assert "not in your hand" in match.illegal_reason(1, "AS")
-    assert "turn" in match.illegal_reason(2, "9H")
+    assert match.refusal(1, "2S") is None
+    assert match.refusal(1, "6D") == Refusal("match_or_lowest", card=Card.parse("6D"), highest=Card.parse("9C"),
+                                             lowest=cards("2S"))
+    assert match.refusal(1, "AS") == Refusal("card_not_in_hand", card=Card.parse("AS"))
+    assert match.refusal(2, "9H") == Refusal("not_your_turn", seat=1, player="Ben")
+    with pytest.raises(InvalidCard):
+        match.refusal(1, "1X")
+
+
+def test_a_refusal_lists_every_lowest_card_of_equal_rank():
+    match, _ = play_codes(start("9C 7D 4S", "2D KH 2S", "9H 8C 3D", dealer=2, rules=QUICK), "9C")
+    assert match.refusal(1, "2D") is None
+    match, _ = play_codes(start("9C 7D 4S", "2D 6H 2S", "9H 8C 3D", dealer=2, rules=QUICK), "9C")
+    assert match.refusal(1, "6H").lowest == cards("2D 2S")
 
 
 # ---------------------------------------------------------------------------
@@ -471,7 +483,7 @@ def test_playing_out_of_turn():
     match = start("2C 3C 4C", "2D 3D 4D", "2H 3H 4H", dealer=2, rules=QUICK)
     error = refused(match, lambda m: play(m, "2D", seat=1), NotYourTurn)
     assert error.code == "not_your_turn"
-    assert "Ana" in error.message
+    assert error.refusal == Refusal("not_your_turn", seat=0, player="Ana")
     assert play(match, "2C", seat=0)[0].turn == 1
 
 
@@ -590,7 +602,8 @@ def test_must_match_a_follower_holding_a_high_enough_card_must_play_one():
     match, _ = play_codes(start("9C 7D 4S", "KH 6D 2S", "9H 8C 3D", dealer=2, rules=MUST_MATCH), "9C")
     assert match.legal_cards(1) == hand("KH")
     error = refused(match, lambda m: play(m, "2S"), IllegalPlay)
-    assert "must play" in error.message
+    assert error.refusal == Refusal("must_match", card=Card.parse("2S"), highest=Card.parse("9C"),
+                                    lowest=cards("2S"))
 
 
 def test_must_match_any_high_enough_card_will_do():
@@ -619,7 +632,8 @@ def test_forces_lowest_a_led_ace_forces_every_followers_lowest_card(follow):
     match, _ = play_codes(start("AS 7D 4S", "AH 4C 8D", "2C 3C 5C", dealer=2, rules=rules), "AS")
     assert match.legal_cards(1) == hand("4C")
     error = refused(match, lambda m: play(m, "AH"), IllegalPlay)
-    assert "ace was led" in error.message
+    assert error.refusal == Refusal("lowest_after_ace", card=Card.parse("AH"), highest=Card.parse("AS"),
+                                    lowest=cards("4C"))
     match, events = play_codes(match, "4C 2C")
     assert events_of(events, TrickWon) == [TrickWon(0, Card.parse("AS"), 0)]
 

@@ -181,7 +181,7 @@ def test_a_card_not_in_the_players_hand(record):
     other = next(code for code in deal["hands"][(seat + 1) % 3] if code not in deal["plays"][:4])
     deal["plays"][4] = other
     result = fault(record, deal=0, play=4, seat=seat, card=other)
-    assert result["reason"].startswith("card not in hand")
+    assert result["reason"] == f"card not in hand: {other}"
 
 
 def test_an_illegal_play(record):
@@ -194,7 +194,7 @@ def test_an_illegal_play(record):
             seat = match.turn
             deal["plays"][index] = illegal[0].code
             result = fault(record, deal=0, play=index, seat=seat, card=illegal[0].code)
-            assert result["reason"].startswith("illegal play")
+            assert result["reason"] == f"illegal play: {match.refusal(seat, illegal[0])}"
             return
         match, _ = play(match, code)
     pytest.fail("no illegal play was possible in this deal")

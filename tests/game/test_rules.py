@@ -121,18 +121,3 @@ def test_an_unknown_preset_is_refused(name):
         preset(name)
     assert caught.value.option == "preset"
 
-
-def test_describe_follows_the_options():
-    default = " ".join(Rules().describe())
-    assert "21" in default and "2 lives" in default and "lowest card" in default
-    assert "last player left" in default.lower()
-    custom = " ".join(Rules(lives=1, threshold=30, match_length=5, follow="must_match",
-                            ace_lead="forces_lowest").describe())
-    assert "30" in custom and "1 life" in custom and "5 deals" in custom
-    assert "must play" in custom or "if you can" in custom
-    assert "ace" in custom
-    assert " ".join(Rules(penalty_to="lowest").describe()).lower().count("inverse") == 1
-    assert "later one on a tie" in " ".join(Rules(penalty_to="lowest").describe())
-    both = " ".join(Rules(penalty_to="lowest", last_trick_tie="all_tied").describe())
-    assert "everyone who played the lowest rank" in both and "later" not in both
-    assert "3 others" in " ".join(Rules(second_life_min_opponents=3).describe())
