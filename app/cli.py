@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from app.game.errors import InvalidRules
 from app.game.record import NotARecord, check_record
-from app.game.rules import PRESETS, Rules, preset
+from app.game.rules import CHOICE, MAX_PLAYERS, MIN_PLAYERS, NUMBER, OPTIONS, PRESETS, RuleOption, Rules, preset
 from app.game.simulate import play_random_match
 
 
@@ -150,6 +150,24 @@ def serve(host: str | None, port: int | None) -> int:
     return 0
 
 
+RULES_HELP = f"a preset ({', '.join(PRESETS)}) or a JSON object of options (default agurk)"
+
+
+def option_values(option: RuleOption) -> str:
+    """The values a rules option takes, as the help lists them: ``3 … 7``, ``match_or_lowest, must_match``."""
+    if option.kind == CHOICE:
+        return ", ".join(option.choices)
+    numbers = f"{option.low} … {option.high}"
+    return numbers if option.kind == NUMBER else ", ".join([*option.choices, numbers])
+
+
+def rules_epilog() -> str:
+    """The rules options for ``--rules``, one line each with their values and default (docs/rules.md §3)."""
+    width = max(len(option.name) for option in OPTIONS) + 2
+    lines = [f"  {option.name:<{width}}{option_values(option)} (default {option.default})" for option in OPTIONS]
+    return "rules options (a JSON object may give any of them; the others keep their default):\n" + "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cucumber`` command and its subcommands."""
     parser = argparse.ArgumentParser(prog="cucumber", description="Cucumber (Agurk), the card game, online.")
@@ -162,10 +180,11 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="check match records; one JSON line per record")
     verify.add_argument("paths", nargs="+", metavar="PATH", help="record files (JSON); - reads standard input")
 
-    sim = commands.add_parser("simulate", help="play matches between random-legal players")
-    sim.add_argument("--players", type=int, default=4, choices=range(2, 8), metavar="N", help="2 to 7 (default 4)")
-    sim.add_argument("--rules", default="agurk",
-                     help=f"a preset ({', '.join(PRESETS)}) or a JSON object of options (default agurk)")
+    sim = commands.add_parser("simulate", help="play matches between random-legal players", epilog=rules_epilog(),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    sim.add_argument("--players", type=int, default=4, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1), metavar="N",
+                     help=f"{MIN_PLAYERS} to {MAX_PLAYERS} (default 4)")
+    sim.add_argument("--rules", default="agurk", help=RULES_HELP)
     sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     sim.add_argument("--count", type=int, default=1000, help="number of matches (default 1000)")
     sim.add_argument("--json", action="store_true", help="print the report as one JSON line")
@@ -176,14 +195,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--rounds", type=int, default=3, help="rounds; the fastest counts (default 3)")
     bench.add_argument("--seed", type=int, default=1)
 
-    arena = commands.add_parser("arena", help="play matches between bots and compare their strengths")
+    arena = commands.add_parser("arena", help="play matches between bots and compare their strengths",
+                                epilog=rules_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     arena.add_argument("--seats", default="hard,normal,normal,normal",
                        help="bot strength per seat, comma-separated: easy, normal or hard "
                             "(default hard,normal,normal,normal); seats rotate between matches")
     arena.add_argument("--matches", type=int, default=100, help="number of matches (default 100)")
     arena.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    arena.add_argument("--rules", default="agurk",
-                       help=f"a preset ({', '.join(PRESETS)}) or a JSON object of options (default agurk)")
+    arena.add_argument("--rules", default="agurk", help=RULES_HELP)
     arena.add_argument("--budget", type=float, default=None,
                        help="seconds of thought per hard decision (default 0.15)")
     arena.add_argument("--worlds", type=int, default=None, help="at most this many sampled worlds per hard decision")

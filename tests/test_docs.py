@@ -1,9 +1,11 @@
-"""The rules specification in docs/rules.md holds every section the code cites."""
+"""The documents agree with the code: every cited rules section exists, every options table is the engine's."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from app.game.rules import CHOICE, NUMBER, NUMBER_OR_WORD, OPTIONS, RuleOption
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs" / "rules.md"
@@ -52,3 +54,41 @@ def test_the_rules_have_every_section_of_the_house_game():
 def test_the_code_cites_the_rules_in_the_repository():
     assert [str(path) for path in SOURCES if "RULES.md" in path.read_text(encoding="utf-8")] == []
     assert any("docs/rules.md §" in path.read_text(encoding="utf-8") for path in SOURCES)
+
+
+# ---------------------------------------------------------------------------
+# The options tables of the README and of docs/rules.md §3 are the engine's
+
+
+def readme_row(option: RuleOption) -> str:
+    """The README's table row for an option, made from the engine's table."""
+    words = ", ".join(f"`{word}`" for word in option.choices)
+    numbers = f"{option.low} … {option.high}"
+    values = {CHOICE: words, NUMBER: numbers, NUMBER_OR_WORD: f"{words} or {numbers} (deals)"}[option.kind]
+    default = f"`{option.default}`" if isinstance(option.default, str) else str(option.default)
+    return f"| `{option.name}` | {values} | {default} |"
+
+
+def table_after(text: str, header: str) -> list[str]:
+    """The rows of the Markdown table whose header line is ``header``."""
+    lines = text.splitlines()
+    start = lines.index(header) + 2
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append(line)
+    return rows
+
+
+def test_the_readme_options_table_is_the_engines():
+    rows = table_after((ROOT / "README.md").read_text(encoding="utf-8"), "| option | values | default |")
+    assert rows == [readme_row(option) for option in OPTIONS]
+
+
+def test_the_rules_specification_names_every_option_with_its_default():
+    rows = table_after(RULES.read_text(encoding="utf-8"), "| option | possible values | default | where it comes from |")
+    cells = {row.split("|")[1].strip().strip("`"): row.split("|")[3].strip() for row in rows}
+    assert set(cells) == {option.name for option in OPTIONS}
+    for option in OPTIONS:
+        assert cells[option.name].strip("`").startswith(str(option.default)), option.name

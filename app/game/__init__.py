@@ -23,7 +23,7 @@ from app.game.errors import (
 )
 from app.game.match import Deal, Match, deal_cards, deal_hands, new_match, play, play_out_deal
 from app.game.record import NotARecord, RecordFault, check_record, replay, to_record
-from app.game.rules import PRESETS, Rules, preset
+from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, RuleOption, Rules, preset
 from app.game.views import MatchView, view_for
 
 __all__ = [
@@ -32,6 +32,6 @@ __all__ = [
     "InvalidCard", "InvalidDeal", "InvalidMatch", "InvalidRules", "MatchOver", "NotYourTurn", "Refusal",
     "Deal", "Match", "deal_cards", "deal_hands", "new_match", "play", "play_out_deal",
     "NotARecord", "RecordFault", "check_record", "replay", "to_record",
-    "PRESETS", "Rules", "preset",
+    "MAX_PLAYERS", "MIN_PLAYERS", "OPTIONS", "PRESETS", "RuleOption", "Rules", "preset",
     "MatchView", "view_for",
 ]

@@ -39,10 +39,7 @@ from app.game.events import (
     PlayerReinstated,
     TrickWon,
 )
-from app.game.rules import ELIMINATION, Rules
-
-MIN_PLAYERS = 2
-MAX_PLAYERS = 7
+from app.game.rules import ELIMINATION, MAX_PLAYERS, MIN_PLAYERS, Rules
 
 _new = tuple.__new__
 

@@ -19,7 +19,7 @@ from typing import Any
 from app.game import record as records
 from app.game.errors import GameError
 from app.game.match import Match, deal_cards, new_match, play
-from app.game.rules import Rules
+from app.game.rules import MAX_PLAYERS as MAX_SEATS, MIN_PLAYERS as MIN_SEATS, Rules
 from app.game.standings import placings
 from app.game.summary import DealSummary, summarize_deal
 from app.rooms.autoplay import Due, Timing, TurnFacts, bot_card, turn_due
@@ -32,8 +32,6 @@ from app.wording import error_message
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 2.0
-MIN_SEATS = 2
-MAX_SEATS = 7
 BOT_STRENGTHS = ("easy", "normal", "hard")
 CLOCK_RANGE = (5, 600)
 

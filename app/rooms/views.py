@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from app.game.rules import Rules, preset_name
+from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
 from app.game.standings import placings
 from app.game.summary import DealSummary
 from app.game.views import HandCard, MatchView, SeatView, TrickCard, view_for
@@ -107,8 +107,13 @@ class RoomView:
 
     @property
     def can_start(self) -> bool:
-        """Whether the viewer may start a match now (host, 2–7 seated, no match running)."""
-        return self.you_are_host and self.phase != "playing" and 2 <= len(self.seats) <= 7
+        """Whether the viewer may start a match now (host, 2–7 seated, no match running; docs/rules.md §1)."""
+        return self.you_are_host and self.phase != "playing" and MIN_PLAYERS <= len(self.seats) <= MAX_PLAYERS
+
+    @property
+    def has_free_seat(self) -> bool:
+        """Whether a seat is still free for a person or a bot (at most 7 play; docs/rules.md §1)."""
+        return len(self.seats) < MAX_PLAYERS
 
 
 def room_view(room: Room, seat: int | None, *, host: bool = False) -> RoomView:

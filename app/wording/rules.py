@@ -44,6 +44,57 @@ PRESETS = {
 """What each preset of :data:`app.game.rules.PRESETS` is, in a line."""
 
 
+OPTION_LABELS = {
+    "hand_size": noted("Cards each"),
+    "follow": noted("Following"),
+    "ace_lead": noted("A led ace"),
+    "last_trick_tie": noted("Equal cards on the last trick"),
+    "penalty_to": noted("Who pays"),
+    "threshold": noted("Threshold (points)"),
+    "lives": noted("Lives"),
+    "second_life_min_opponents": noted("Others needed to use a second life"),
+    "match_length": noted("Match length"),
+}
+"""The rules form's label of each option of :data:`app.game.rules.OPTIONS`."""
+
+VALUE_LABELS = {
+    ("follow", "match_or_lowest"): noted("match the highest or play your lowest"),
+    ("follow", "must_match"): noted("must match the highest if you can"),
+    ("ace_lead", "ordinary"): noted("is an ordinary card"),
+    ("ace_lead", "forces_lowest"): noted("forces everyone's lowest card"),
+    ("ace_lead", "forces_lowest_last_trick"): noted("forces lowest cards in the last trick only"),
+    ("last_trick_tie", "last_played"): noted("the later card pays"),
+    ("last_trick_tie", "all_tied"): noted("everyone with that rank pays"),
+    ("penalty_to", "highest"): noted("the winner of the last trick"),
+    ("penalty_to", "lowest"): noted("the lowest card of the last trick (inverse)"),
+    ("second_life_min_opponents", 1): noted("{count} (always)"),
+    ("match_length", "elimination"): noted("until one player is left"),
+}
+"""The rules form's label of a value, where it is more than the value itself."""
+
+
+def option_label(name: str) -> str:
+    """The label of a rules option on the form, e.g. ``"Cards each"``; ``KeyError`` for an unknown name."""
+    return say(OPTION_LABELS[name])
+
+
+def value_label(name: str, value: int | str) -> str:
+    """The label of one value of a rules option on the form.
+
+    ``("follow", "must_match")`` → ``"must match the highest if you can"``;
+    ``("match_length", 5)`` → ``"5 deals, lowest total wins"``; a number
+    without a label of its own is itself (``("lives", 2)`` → ``"2"``).
+    Raises ``KeyError`` for a word without a label.
+    """
+    if (name, value) in VALUE_LABELS:
+        return say(VALUE_LABELS[name, value], count=value)
+    if isinstance(value, str):
+        raise KeyError((name, value))
+    if name == "match_length":
+        return say_count("{count} deal, lowest total wins", "{count} deals, lowest total wins", value)
+    return str(value)
+
+
 def describe_rules(rules: Rules) -> list[str]:
     """The rules in plain words, one sentence per option (docs/rules.md §2, §3).
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from app.game.rules import MAX_PLAYERS, MIN_PLAYERS
 from app.wording import card_name
 from tests.api.conftest import Peer, open_room
 
@@ -159,3 +160,35 @@ def test_odd_page_numbers_and_form_numbers_are_handled(client):
             assert 'id="flash"' in socket.receive_text()
         socket.send_json({"type": "set_clock", "seconds": "30"})
         assert "30 seconds a turn" in socket.receive_text()
+
+
+def host_page(client, code, token) -> str:
+    client.cookies.clear()
+    client.cookies.set(f"cucumber_{code}", token)
+    return client.get(f"/r/{code}").text
+
+
+def test_a_spectator_may_join_while_a_seat_is_free(client):
+    code, _ = open_room(client, ["Ana"])
+    client.cookies.clear()
+    assert f'action="/r/{code}/join"' in client.get(f"/r/{code}").text
+
+
+def test_the_seat_limits_on_the_pages_are_the_engines(client):
+    code, tokens = open_room(client, ["Ana"])
+    page = host_page(client, code, tokens[0])
+    assert f"start when {MIN_PLAYERS} to {MAX_PLAYERS} are seated" in page
+    assert f"A match needs {MIN_PLAYERS} to {MAX_PLAYERS} players" in page
+    assert f"for {MIN_PLAYERS} to {MAX_PLAYERS} players" in client.get("/").text
+    assert f"for {MIN_PLAYERS} to {MAX_PLAYERS} players" in client.get("/rules").text
+
+
+def test_the_rules_form_shows_the_rooms_options(client):
+    code, tokens = open_room(client, ["Ana"], rules={"match_length": 5, "second_life_min_opponents": 3,
+                                                     "threshold": 44, "penalty_to": "lowest"})
+    page = host_page(client, code, tokens[0])
+    assert '<option value="5" selected>5 deals, lowest total wins</option>' in page
+    assert '<option value="1">1 deal, lowest total wins</option>' in page
+    assert '<option value="3" selected>3</option>' in page and '<option value="1">1 (always)</option>' in page
+    assert '<input type="number" name="threshold" min="10" max="100" value="44" required>' in page
+    assert '<option value="lowest" selected>the lowest card of the last trick (inverse)</option>' in page

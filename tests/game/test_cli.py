@@ -1,4 +1,4 @@
-"""The command line: ``verify``, ``simulate`` and ``bench engine``."""
+"""The command line: ``verify``, ``simulate``, ``bench engine`` and the rules options in its help."""
 
 import io
 import json
@@ -11,6 +11,7 @@ import pytest
 
 from app.cli import main, rules_from_text
 from app.game import InvalidRules, Rules, preset, to_record
+from app.game.rules import CHOICE, MAX_PLAYERS, MIN_PLAYERS, OPTIONS
 from app.game.simulate import play_random_match
 
 CASES = sorted((Path(__file__).parent.parent / "data" / "records").glob("*.json"))
@@ -147,6 +148,27 @@ def test_bad_options_exit_with_status_2(argv, capsys):
         main(argv)
     assert caught.value.code == 2
     assert capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["simulate", "arena"])
+def test_the_help_lists_every_rules_option_from_the_engines_table(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    shown = capsys.readouterr().out
+    for option in OPTIONS:
+        line = next(line for line in shown.splitlines() if line.split()[:1] == [option.name])
+        assert line.endswith(f"(default {option.default})")
+        assert all(word in line for word in option.choices)
+        assert option.kind == CHOICE or f"{option.low} … {option.high}" in line
+
+
+def test_simulate_takes_the_engines_seat_limits(capsys):
+    for players in (MIN_PLAYERS, MAX_PLAYERS):
+        assert main(["simulate", "--players", str(players), "--count", "1", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["players"] == players
+    for players in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
+        with pytest.raises(SystemExit):
+            main(["simulate", "--players", str(players)])
 
 
 def test_bench_engine_prints_one_json_line(capsys):

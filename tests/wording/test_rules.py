@@ -1,9 +1,9 @@
-"""The rules and presets in words (docs/rules.md §2, §3)."""
+"""The rules, presets and the rules form's labels in words (docs/rules.md §2, §3)."""
 
 import pytest
 
-from app.game.rules import ACE_LEAD, FOLLOW, LAST_TRICK_TIE, PENALTY_TO, PRESETS, Rules
-from app.wording import describe_preset, describe_rules
+from app.game.rules import ACE_LEAD, FOLLOW, LAST_TRICK_TIE, OPTIONS, PENALTY_TO, PRESETS, Rules
+from app.wording import describe_preset, describe_rules, option_label, value_label
 from app.wording import rules as wording
 
 
@@ -67,3 +67,24 @@ def test_every_preset_is_described():
     assert describe_preset("quick") == "Quick: the house default with 3 cards each"
     with pytest.raises(KeyError):
         describe_preset("poker")
+
+
+def test_every_option_and_value_of_the_table_has_a_label():
+    for option in OPTIONS:
+        assert option_label(option.name)
+        for value in (*option.choices, *option.numbers):
+            assert value_label(option.name, value)
+    with pytest.raises(KeyError):
+        value_label("follow", "any")
+
+
+@pytest.mark.parametrize(("deals", "label"), [(0, "0 deals, lowest total wins"), (1, "1 deal, lowest total wins"),
+                                              (2, "2 deals, lowest total wins"), (5, "5 deals, lowest total wins")])
+def test_match_lengths_are_counted(deals, label):
+    assert value_label("match_length", deals) == label
+
+
+def test_a_number_is_its_own_label_unless_it_has_one():
+    assert value_label("lives", 2) == "2"
+    assert value_label("second_life_min_opponents", 1) == "1 (always)"
+    assert value_label("second_life_min_opponents", 2) == "2"
