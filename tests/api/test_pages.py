@@ -168,6 +168,22 @@ def host_page(client, code, token) -> str:
     return client.get(f"/r/{code}").text
 
 
+def test_a_full_table_keeps_the_turn_clock_for_the_host(client):
+    names = [f"P{seat}" for seat in range(MAX_PLAYERS)]
+    code, tokens = open_room(client, names[:-1])
+    page = host_page(client, code, tokens[0])
+    assert 'class="clock-form"' in page and 'class="add-bot"' in page
+    assert f"{MAX_PLAYERS - 1} of {MAX_PLAYERS} seats taken" in page
+    assert client.post(f"/api/rooms/{code}/players", json={"name": names[-1]}).status_code == 201
+    page = host_page(client, code, tokens[0])
+    # Every seat is taken: no bot can be added, but the host still sets the turn clock.
+    assert 'class="clock-form"' in page and 'class="add-bot"' not in page
+    assert f"{MAX_PLAYERS} of {MAX_PLAYERS} seats taken" in page
+    assert "Start the match" in page and "A match needs" not in page
+    client.cookies.clear()
+    assert f'action="/r/{code}/join"' not in client.get(f"/r/{code}").text  # nobody else may join
+
+
 def test_a_spectator_may_join_while_a_seat_is_free(client):
     code, _ = open_room(client, ["Ana"])
     client.cookies.clear()
