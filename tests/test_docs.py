@@ -87,7 +87,8 @@ def test_the_readme_options_table_is_the_engines():
 
 
 def test_the_rules_specification_names_every_option_with_its_default():
-    rows = table_after(RULES.read_text(encoding="utf-8"), "| option | possible values | default | where it comes from |")
+    header = "| option | possible values | default | where it comes from |"
+    rows = table_after(RULES.read_text(encoding="utf-8"), header)
     cells = {row.split("|")[1].strip().strip("`"): row.split("|")[3].strip() for row in rows}
     assert set(cells) == {option.name for option in OPTIONS}
     for option in OPTIONS:
