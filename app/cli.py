@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from app.game.errors import InvalidRules
 from app.game.record import NotARecord, check_record
-from app.game.rules import PRESETS, Rules, preset
+from app.game.rules import CHOICE, MAX_PLAYERS, MIN_PLAYERS, NUMBER, OPTIONS, PRESETS, RuleOption, Rules, preset
 from app.game.simulate import play_random_match
 
 
@@ -76,7 +76,7 @@ def _file_error(error: Exception) -> str:
 
 
 def simulate(players: int, rules: Rules, seed: int, count: int) -> dict[str, Any]:
-    """Play ``count`` matches between random-legal players and summarise them.
+    """Play ``count`` matches between random-legal players and report on them.
 
     Returns a JSON-ready dict: the rules, the number of matches, deals and
     plays per match (mean), each seat's share of wins (ties split), penalty
@@ -117,15 +117,15 @@ def _penalty_points(match: Any) -> int:
     return total
 
 
-def _print_simulation(summary: dict[str, Any], out: TextIO) -> None:
-    print(f"{summary['matches']} matches, {summary['players']} players, seed {summary['seed']}", file=out)
-    print("rules: " + ", ".join(f"{key}={value}" for key, value in summary["rules"].items()), file=out)
-    print(f"deals per match: {summary['deals_per_match']}, plays per match: {summary['plays_per_match']}",
+def _print_simulation(report: dict[str, Any], out: TextIO) -> None:
+    print(f"{report['matches']} matches, {report['players']} players, seed {report['seed']}", file=out)
+    print("rules: " + ", ".join(f"{key}={value}" for key, value in report["rules"].items()), file=out)
+    print(f"deals per match: {report['deals_per_match']}, plays per match: {report['plays_per_match']}",
           file=out)
-    print(f"penalty points per deal: {summary['penalty_per_deal']}", file=out)
-    for seat, share in enumerate(summary["win_share"]):
+    print(f"penalty points per deal: {report['penalty_per_deal']}", file=out)
+    for seat, share in enumerate(report["win_share"]):
         print(f"seat {seat}: wins {share:.1%}", file=out)
-    print(f"time: {summary['seconds']} s", file=out)
+    print(f"time: {report['seconds']} s", file=out)
 
 
 def serve(host: str | None, port: int | None) -> int:
@@ -150,6 +150,24 @@ def serve(host: str | None, port: int | None) -> int:
     return 0
 
 
+RULES_HELP = f"a preset ({', '.join(PRESETS)}) or a JSON object of options (default agurk)"
+
+
+def option_values(option: RuleOption) -> str:
+    """The values a rules option takes, as the help lists them: ``3 … 7``, ``match_or_lowest, must_match``."""
+    if option.kind == CHOICE:
+        return ", ".join(option.choices)
+    numbers = f"{option.low} … {option.high}"
+    return numbers if option.kind == NUMBER else ", ".join([*option.choices, numbers])
+
+
+def rules_epilog() -> str:
+    """The rules options for ``--rules``, one line each with their values and default (docs/rules.md §3)."""
+    width = max(len(option.name) for option in OPTIONS) + 2
+    lines = [f"  {option.name:<{width}}{option_values(option)} (default {option.default})" for option in OPTIONS]
+    return "rules options (a JSON object may give any of them; the others keep their default):\n" + "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``cucumber`` command and its subcommands."""
     parser = argparse.ArgumentParser(prog="cucumber", description="Cucumber (Agurk), the card game, online.")
@@ -162,13 +180,14 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="check match records; one JSON line per record")
     verify.add_argument("paths", nargs="+", metavar="PATH", help="record files (JSON); - reads standard input")
 
-    sim = commands.add_parser("simulate", help="play matches between random-legal players")
-    sim.add_argument("--players", type=int, default=4, choices=range(2, 8), metavar="N", help="2 to 7 (default 4)")
-    sim.add_argument("--rules", default="agurk",
-                     help=f"a preset ({', '.join(PRESETS)}) or a JSON object of options (default agurk)")
+    sim = commands.add_parser("simulate", help="play matches between random-legal players", epilog=rules_epilog(),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    sim.add_argument("--players", type=int, default=4, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1), metavar="N",
+                     help=f"{MIN_PLAYERS} to {MAX_PLAYERS} (default 4)")
+    sim.add_argument("--rules", default="agurk", help=RULES_HELP)
     sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     sim.add_argument("--count", type=int, default=1000, help="number of matches (default 1000)")
-    sim.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+    sim.add_argument("--json", action="store_true", help="print the report as one JSON line")
 
     bench = commands.add_parser("bench", help="run a benchmark and print its figures as one JSON line")
     bench.add_argument("name", choices=["engine"], help="what to measure")
@@ -176,18 +195,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--rounds", type=int, default=3, help="rounds; the fastest counts (default 3)")
     bench.add_argument("--seed", type=int, default=1)
 
-    arena = commands.add_parser("arena", help="play matches between bots and compare their strengths")
+    arena = commands.add_parser("arena", help="play matches between bots and compare their strengths",
+                                epilog=rules_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     arena.add_argument("--seats", default="hard,normal,normal,normal",
                        help="bot strength per seat, comma-separated: easy, normal or hard "
                             "(default hard,normal,normal,normal); seats rotate between matches")
     arena.add_argument("--matches", type=int, default=100, help="number of matches (default 100)")
     arena.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    arena.add_argument("--rules", default="agurk",
-                       help=f"a preset ({', '.join(PRESETS)}) or a JSON object of options (default agurk)")
+    arena.add_argument("--rules", default="agurk", help=RULES_HELP)
     arena.add_argument("--budget", type=float, default=None,
                        help="seconds of thought per hard decision (default 0.15)")
     arena.add_argument("--worlds", type=int, default=None, help="at most this many sampled worlds per hard decision")
-    arena.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    arena.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
     db = commands.add_parser("db", help="manage the database")
     db_actions = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
@@ -215,11 +234,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             rules = rules_from_text(args.rules)
         except InvalidRules as error:
             parser.error(str(error))
-        summary = simulate(args.players, rules, args.seed, args.count)
+        report = simulate(args.players, rules, args.seed, args.count)
         if args.json:
-            print(json.dumps(summary))
+            print(json.dumps(report))
         else:
-            _print_simulation(summary, sys.stdout)
+            _print_simulation(report, sys.stdout)
         return 0
     if args.command == "bench":
         from bench import engine

@@ -11,6 +11,7 @@ from typing import Any
 
 from app.game.history import deal_by_deal
 from app.game.rules import Rules
+from app.wording import card_faces, deal_sentences, describe_rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,13 +27,15 @@ class ChartLine:
 class MatchDetail:
     """Everything the page of one finished match shows.
 
-    ``totals[d][s]`` is seat s's total after deal d+1 (``lives`` likewise;
-    ``lost_life[d][s]`` says whether seat s lost a life in that deal);
-    ``replay`` is JSON-ready data for the replay script: per deal the dealer,
-    hands as dealt, tricks and the summary sentences.
+    ``match`` is the stored listing of the match (players, placings, winners,
+    when it ended); ``totals[d][s]`` is seat s's total after deal d+1
+    (``lives`` likewise; ``lost_life[d][s]`` says whether seat s lost a life
+    in that deal); ``replay`` is JSON-ready data for the replay script: per
+    deal the dealer, hands as dealt, tricks and the deal summary sentences,
+    and every card's corner label, suit symbol and name.
     """
 
-    summary: Any
+    match: Any
     rules_text: list[str]
     totals: list[list[int]]
     lives: list[list[int]]
@@ -46,8 +49,8 @@ CHART_WIDTH = 600
 CHART_HEIGHT = 200
 
 
-def match_detail(summary: Any, record: dict[str, Any]) -> MatchDetail:
-    """The detail view of a finished match from its stored summary and record."""
+def match_detail(match: Any, record: dict[str, Any]) -> MatchDetail:
+    """The detail view of a finished match from its stored listing and record."""
     steps = deal_by_deal(record)
     names = list(record["players"])
     totals = [list(step.scores) for step in steps]
@@ -60,6 +63,7 @@ def match_detail(summary: Any, record: dict[str, Any]) -> MatchDetail:
         chart.append(ChartLine(seat, name, " ".join(f"{x:.1f},{y:.1f}" for x, y in points)))
     replay = {
         "players": names,
+        "cards": card_faces(),
         "deals": [
             {
                 "number": step.number,
@@ -69,7 +73,7 @@ def match_detail(summary: Any, record: dict[str, Any]) -> MatchDetail:
                            for trick in step.tricks],
                 "scores": list(step.scores),
                 "lives": list(step.lives),
-                "summary": step.summary.sentences(names) if step.summary else [],
+                "summary": deal_sentences(step.summary, names) if step.summary else [],
             }
             for step in steps
         ],
@@ -78,5 +82,5 @@ def match_detail(summary: Any, record: dict[str, Any]) -> MatchDetail:
     lives = [list(step.lives) for step in steps]
     before = [[rules.lives] * len(names), *lives]
     lost_life = [[now < was for now, was in zip(row, previous)] for row, previous in zip(lives, before)]
-    return MatchDetail(summary=summary, rules_text=rules.describe(), totals=totals, lives=lives,
+    return MatchDetail(match=match, rules_text=describe_rules(rules), totals=totals, lives=lives,
                        lost_life=lost_life, chart=chart, chart_max=top, replay=replay)

@@ -1,6 +1,7 @@
 """HTML rendering with Jinja2: whole pages, and the live regions of the room page alone.
 
-Templates receive view objects only. A live region is a block whose name is
+Templates receive view objects only, and words about the game through the
+filters and globals of ``app.wording``. A live region is a block whose name is
 its element's id; :func:`render_blocks` renders the named blocks of a page for
 a WebSocket update.
 """
@@ -14,7 +15,9 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import Template
 
 from app.game.cards import Card
-from app.game.rules import PRESET_SUMMARIES, PRESETS, Rules
+from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
+from app.rules_form import rules_fields
+from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -26,10 +29,17 @@ HTMX_WS_SRI = "sha384-1RwI/nvUSrMRuNj7hX1+27J8XDdCoSLf0EjEyF69nacuWyiJYoQ/j39RT1
 templates = Jinja2Templates(directory=TEMPLATES)
 templates.env.globals.update(
     htmx_url=HTMX_URL, htmx_sri=HTMX_SRI, htmx_ws_url=HTMX_WS_URL, htmx_ws_sri=HTMX_WS_SRI,
-    presets=PRESETS, preset_summaries=PRESET_SUMMARIES, default_rules=Rules(),
+    presets=PRESETS, describe_preset=describe_preset, default_rules=Rules(), form_fields=rules_fields,
     preset_options={name: rules.to_dict() for name, rules in PRESETS.items()},
+    min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, rule_options={option.name: option for option in OPTIONS},
 )
-templates.env.filters["card"] = lambda card: Card.parse(card) if isinstance(card, str) else card
+templates.env.filters.update(
+    card=lambda card: Card.parse(card) if isinstance(card, str) else card,
+    card_name=card_name,
+    rank_label=lambda card: rank_label(card.rank),
+    suit_symbol=suit_symbol,
+    unplayable=unplayable,
+)
 
 
 def render_blocks(template_name: str, blocks: list[str], context: dict[str, Any]) -> str:

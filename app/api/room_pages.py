@@ -15,7 +15,6 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
 from app.api.room_api import set_player_cookie
 from app.api.sockets import accept_room_socket, heartbeat_seconds, player_token_hash, serve
-from app.game.rules import ELIMINATION
 from app.rendering import render_blocks, templates
 from app.names import form_number
 from app.rooms.protocol import rules_from
@@ -23,33 +22,12 @@ from app.identity import hash_token
 from app.rooms.errors import RoomError
 from app.rooms.room import Room
 from app.rooms.views import RoomView
+from app.rules_form import rules_from_form
 from app.settings import Settings
 
 router = APIRouter()
 
 LIVE_REGIONS = ["status", "seats", "trick", "hand", "summary", "controls", "join", "rules"]
-_NUMBER_OPTIONS = ("hand_size", "threshold", "lives", "second_life_min_opponents")
-_RULE_OPTIONS = ("follow", "ace_lead", "last_trick_tie", "penalty_to", *_NUMBER_OPTIONS)
-
-
-def rules_from_form(form: dict[str, Any]) -> dict[str, Any]:
-    """A rules message from form fields: a preset name, or ``custom`` with every option.
-
-    Numbers arrive as text and become ints; ``match_length`` is a number of
-    deals or ``elimination``. Bad values are left for the rules check to name.
-    """
-    if form.get("preset") not in (None, "", "custom"):
-        return {"preset": form["preset"]}
-    options: dict[str, Any] = {key: form[key] for key in _RULE_OPTIONS if key in form}
-    for key in _NUMBER_OPTIONS:
-        if key in options:
-            options[key] = form_number(options[key])
-    length = form.get("match_length")
-    if length is not None:
-        options["match_length"] = form_number(length)
-    if options.get("match_length") in (None, ""):
-        options["match_length"] = ELIMINATION
-    return {"rules": options}
 
 
 @router.post("/rooms", name="create_room_form")

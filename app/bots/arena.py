@@ -1,7 +1,7 @@
 """Bots against bots: play many matches and measure each strength.
 
 Backs ``cucumber arena``: seats rotate between matches, every bot sees only
-its own seat's view, and the summary gives win rates, penalties and thinking
+its own seat's view, and the report gives win rates, penalties and thinking
 times with 95% confidence intervals.
 """
 
@@ -31,7 +31,7 @@ def parse_seats(text: str) -> tuple[str, ...]:
     """The strengths of a comma-separated list, one per seat: ``"hard,easy,easy"``.
 
     Case and spaces are ignored. Raises ``ValueError`` for an unknown
-    strength or fewer than 2 or more than 7 seats (RULES.md §1).
+    strength or fewer than 2 or more than 7 seats (docs/rules.md §1).
     """
     seats = tuple(part.strip().lower() for part in text.split(","))
     for name in seats:
@@ -57,7 +57,7 @@ def play_match(lineup: Sequence[str], rules: Rules, deal_rng: random.Random, bot
                timings: dict[str, list[tuple[float, bool]]] | None = None) -> Match:
     """Play one whole match with the bot of strength ``lineup[s]`` in seat ``s``.
 
-    Deals come from ``deal_rng`` (RULES.md §2.1–2.2), every bot's chance from
+    Deals come from ``deal_rng`` (docs/rules.md §2.1–2.2), every bot's chance from
     ``bot_rng``. Each bot gets only ``view_for(match, seat)``; its card is
     played through the engine, which would raise on an illegal play. When
     ``timings`` is given, each decision appends ``(seconds, had_choice)``
@@ -84,7 +84,7 @@ def play_match(lineup: Sequence[str], rules: Rules, deal_rng: random.Random, bot
 def run_arena(seats: Sequence[str], *, matches: int, seed: int, rules: Rules | None = None,
               budget_s: float | None = None, max_worlds: int | None = None,
               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Play ``matches`` matches between the strengths in ``seats`` and summarise them.
+    """Play ``matches`` matches between the strengths in ``seats`` and report on them.
 
     In match ``m`` (from 0) the strength listed ``j``-th sits in seat
     ``(j + m) % len(seats)``, so no strength keeps a position. Match ``m``
@@ -97,7 +97,7 @@ def run_arena(seats: Sequence[str], *, matches: int, seed: int, rules: Rules | N
     Returns a JSON-ready dict: ``matches``, ``seats``, ``seed``, ``rules``
     (all options), ``budget_s``, ``max_worlds``, ``seconds`` (wall-clock) and
     ``strategies``: per strength, ``seats`` (how many), ``win_rate`` (share
-    of wins per seat, ties shared, RULES.md §2.10), ``penalty_per_deal``
+    of wins per seat, ties shared, docs/rules.md §2.10), ``penalty_per_deal``
     (points per seat per deal it was dealt into, §2.7), each as
     ``{"mean", "low", "high"}`` for a 95% confidence interval over matches,
     and ``decision_ms`` / ``choice_ms`` (all decisions / those with more
@@ -142,8 +142,8 @@ def run_arena(seats: Sequence[str], *, matches: int, seed: int, rules: Rules | N
                 "seats": lineup.count(name),
                 "win_rate": _mean_interval([won for won, _, _ in per_match[name]]),
                 "penalty_per_deal": _ratio_interval([(p, d) for _, p, d in per_match[name]]),
-                "decision_ms": _time_summary([s for s, _ in timings[name]]),
-                "choice_ms": _time_summary([s for s, choice in timings[name] if choice]),
+                "decision_ms": _time_stats([s for s, _ in timings[name]]),
+                "choice_ms": _time_stats([s for s, choice in timings[name] if choice]),
             }
             for name in names
         },
@@ -175,7 +175,7 @@ def _ratio_interval(pairs: list[tuple[int, int]]) -> dict[str, float]:
     return {"mean": round(ratio, 3), "low": round(max(ratio - half, 0.0), 3), "high": round(ratio + half, 3)}
 
 
-def _time_summary(seconds: list[float]) -> dict[str, float]:
+def _time_stats(seconds: list[float]) -> dict[str, float]:
     """Count, mean, median, 95th percentile and maximum of decision times, in milliseconds."""
     if not seconds:
         return {"count": 0, "mean": 0.0, "median": 0.0, "p95": 0.0, "max": 0.0}
@@ -186,15 +186,15 @@ def _time_summary(seconds: list[float]) -> dict[str, float]:
             "max": round(1000 * ordered[-1], 3)}
 
 
-def print_arena(summary: dict[str, Any], out: TextIO) -> None:
-    """Print :func:`run_arena`'s summary as a small table for people."""
-    rules = summary["preset"] or json.dumps(summary["rules"])
-    worlds = f", at most {summary['max_worlds']} worlds" if summary["max_worlds"] else ""
-    print(f"{summary['matches']} matches, seats {','.join(summary['seats'])} (rotating), rules {rules}, "
-          f"seed {summary['seed']}, hard budget {summary['budget_s']} s{worlds}", file=out)
+def print_arena(report: dict[str, Any], out: TextIO) -> None:
+    """Print :func:`run_arena`'s report as a small table for people."""
+    rules = report["preset"] or json.dumps(report["rules"])
+    worlds = f", at most {report['max_worlds']} worlds" if report["max_worlds"] else ""
+    print(f"{report['matches']} matches, seats {','.join(report['seats'])} (rotating), rules {rules}, "
+          f"seed {report['seed']}, hard budget {report['budget_s']} s{worlds}", file=out)
     rows = [("strength", "seats", "win rate (95% CI)", "penalty/deal (95% CI)",
              "ms per decision: mean, median, p95", "with a choice: mean, median, p95")]
-    for name, stats in summary["strategies"].items():
+    for name, stats in report["strategies"].items():
         win, pen = stats["win_rate"], stats["penalty_per_deal"]
         every, choice = stats["decision_ms"], stats["choice_ms"]
         rows.append((name, str(stats["seats"]),
@@ -205,7 +205,7 @@ def print_arena(summary: dict[str, Any], out: TextIO) -> None:
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip(), file=out)
-    print(f"fair share per seat: {1 / len(summary['seats']):.1%}; time: {summary['seconds']} s", file=out)
+    print(f"fair share per seat: {1 / len(report['seats']):.1%}; time: {report['seconds']} s", file=out)
 
 
 def arena_command(args: argparse.Namespace, rules: Rules, out: TextIO, err: TextIO,
@@ -233,10 +233,10 @@ def arena_command(args: argparse.Namespace, rules: Rules, out: TextIO, err: Text
         if done % step == 0 or done == total:
             print(f"cucumber arena: {done}/{total} matches", file=err, flush=True)
 
-    summary = run_arena(seats, matches=args.matches, seed=args.seed, rules=rules, budget_s=args.budget,
+    report = run_arena(seats, matches=args.matches, seed=args.seed, rules=rules, budget_s=args.budget,
                         max_worlds=args.worlds, progress=progress)
     if args.json:
-        print(json.dumps(summary), file=out)
+        print(json.dumps(report), file=out)
     else:
-        print_arena(summary, out)
+        print_arena(report, out)
     return 0

@@ -9,7 +9,7 @@ from app.game.views import MatchView
 
 
 def easy_card(view: MatchView, rng: random.Random) -> Card:
-    """A card uniform among ``view.you.legal`` (RULES.md §2.4, §3 ``follow``), drawn with ``rng``.
+    """A card uniform among ``view.you.legal`` (docs/rules.md §2.4, §3 ``follow``), drawn with ``rng``.
 
     Raises ``ValueError`` when the viewer has no legal card.
     """

@@ -14,10 +14,11 @@ from app.game.views import MatchView
 def sheds_high(rules: Rules) -> bool:
     """Whether a player wants to get rid of high cards before the last trick.
 
-    Under the default penalty (RULES.md §2.7, also with §3 ``all_tied``) the
+    Under the default penalty (docs/rules.md §2.7, also with §3 ``all_tied``) the
     highest card of the last trick pays, so high cards are shed and a low
     card kept for the end. Under ``penalty_to = "lowest"`` (§3, inverse
-    cucumber) the lowest card of the last trick pays, so it is the reverse.
+    cucumber) the lowest card of the last trick pays (every equal lowest
+    one with ``all_tied``), so it is the reverse.
     """
     return rules.penalty_to == "highest"
 
@@ -26,7 +27,7 @@ def preferred_card(legal: int, high_first: bool) -> Card:
     """The card the rule of thumb plays from ``legal`` (a non-empty bit set of cards).
 
     ``high_first`` (see :func:`sheds_high`) plays the highest legal card,
-    otherwise the lowest. Why this is sensible (RULES.md §2.4, §3):
+    otherwise the lowest. Why this is sensible (docs/rules.md §2.4, §3):
 
     - Leading high forces every follower to match it or give up their lowest
       card (under ``forces_lowest`` an ace forces that outright), while
@@ -53,7 +54,7 @@ def preferred_card(legal: int, high_first: bool) -> Card:
 
 
 def normal_card(view: MatchView) -> Card:
-    """The ``normal`` bot's card for the seat of ``view`` (RULES.md §2.4–2.7, §3).
+    """The ``normal`` bot's card for the seat of ``view`` (docs/rules.md §2.4–2.7, §3).
 
     ``view`` must be a player's view on their turn (``view.you.legal`` not
     empty); the result is always one of ``view.you.legal``. The choice

@@ -56,7 +56,7 @@ def read_knowledge(view: MatchView) -> DealKnowledge:
 
     The play order is rebuilt from the rules: the first active seat left of
     the dealer leads the first trick, each trick's winner leads the next, and
-    play goes clockwise among active seats (RULES.md §2.3, §2.5; a led ace
+    play goes clockwise among active seats (docs/rules.md §2.3, §2.5; a led ace
     under §3 ``ace_lead`` wins its trick). What a follower's card reveals
     about the cards they hold from then on:
 

@@ -42,7 +42,7 @@ def search_card(view: MatchView, rng: random.Random, budget_s: float | None = No
     """The ``hard`` bot's card for the seat of ``view``: always one of ``view.you.legal``.
 
     Candidates are the legal cards, one per rank (suits carry no strength,
-    RULES.md §1). With a single candidate it is returned at once. Otherwise
+    docs/rules.md §1). With a single candidate it is returned at once. Otherwise
     worlds are sampled (:func:`~app.bots.worlds.sample_hands`, which uses
     what the public plays reveal, §2.4 and §3), and in each world every
     candidate is played and the deal played out by the engine with the rule

@@ -11,7 +11,7 @@ from app.game.match import Match
 SPARE_LIFE_ROOM = 0.5
 """A spare life is worth this fraction of the threshold in extra room: after
 losing a life a player continues on the highest total of the others
-(RULES.md §2.8), which is rarely 0."""
+(docs/rules.md §2.8), which is rarely 0."""
 
 ROOM_EXPONENT = 2.0
 """Shares grow faster than room: a player far from the threshold usually
@@ -22,7 +22,7 @@ def win_share(match: Match, seat: int) -> float:
     """Estimated share of the win of ``seat`` in ``match``, from 0 to 1.
 
     A finished match gives the real share (1 divided among tied winners,
-    RULES.md §2.10, §3 ``match_length``); an eliminated seat gets 0.
+    docs/rules.md §2.10, §3 ``match_length``); an eliminated seat gets 0.
     Otherwise each active player's *room* is the points it can still take
     before the threshold plus :data:`SPARE_LIFE_ROOM` of the threshold per
     spare life (§2.8), and the share is ``room ** ROOM_EXPONENT`` over the

@@ -17,7 +17,7 @@ UNKNOWN_DEAL = Deal(dealer=-1, dealt=(), order=(), next_seat=(), hands=(), plays
                     turn=None, winner=-1, winning=None, forced=False)
 """Stands in the rebuilt match's history for each earlier deal: a seat's view
 does not show their cards, and the engine only needs to know how many there
-were (for a fixed ``match_length``, RULES.md §3)."""
+were (for a fixed ``match_length``, docs/rules.md §3)."""
 
 _RANDOM_TRIES = 30
 
@@ -27,7 +27,7 @@ def sample_hands(knowledge: DealKnowledge, rng: random.Random) -> tuple[int, ...
 
     The viewer gets their real hand; every other seat ``s`` gets
     ``knowledge.cards_left[s]`` cards from ``knowledge.possible[s]``, no card
-    twice. Unseen cards left over are the ones nobody was dealt (RULES.md
+    twice. Unseen cards left over are the ones nobody was dealt (docs/rules.md
     §2.2). Each seat's cards are drawn uniformly from what is still free,
     most constrained seat first; should that paint itself into a corner, a
     matching that always fits is used instead. Raises ``ValueError`` if no
@@ -96,7 +96,7 @@ def rebuild_match(view: MatchView, knowledge: DealKnowledge, hands: tuple[int, .
 
     Replays the deal through the engine: each seat is dealt its hand plus
     the cards it has played, then ``knowledge.plays`` are played in order
-    (RULES.md §2.2–2.5, §3). Totals, lives, dealer and rules come from the
+    (docs/rules.md §2.2–2.5, §3). Totals, lives, dealer and rules come from the
     view; earlier deals are :data:`UNKNOWN_DEAL` (only their number counts).
     For the real hands the result equals the real match apart from those
     earlier deals. Raises a :class:`~app.game.errors.GameError` if the hands

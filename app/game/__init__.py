@@ -6,31 +6,28 @@ what one viewer may see, and :mod:`app.game.record` reads and writes records.
 """
 
 from app.game.cards import DECK, Card, parse_cards
-from app.game.errors import (
+from app.game.errors import GameError, InvalidCard, InvalidDeal, InvalidMatch, InvalidRules
+from app.game.match import Deal, Match, deal_cards, deal_hands, new_match, play, play_out_deal
+from app.game.record import NotARecord, RecordFault, check_record, replay, to_record
+from app.game.refusals import (
     CardNotInHand,
     DealInProgress,
     DealNotStarted,
-    GameError,
     IllegalMove,
     IllegalPlay,
-    InvalidCard,
-    InvalidDeal,
-    InvalidMatch,
-    InvalidRules,
     MatchOver,
     NotYourTurn,
+    Refusal,
 )
-from app.game.match import Deal, Match, deal_cards, deal_hands, new_match, play, play_out_deal
-from app.game.record import NotARecord, RecordFault, check_record, replay, to_record
-from app.game.rules import PRESETS, Rules, preset
+from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, RuleOption, Rules, preset
 from app.game.views import MatchView, view_for
 
 __all__ = [
     "DECK", "Card", "parse_cards",
     "CardNotInHand", "DealInProgress", "DealNotStarted", "GameError", "IllegalMove", "IllegalPlay",
-    "InvalidCard", "InvalidDeal", "InvalidMatch", "InvalidRules", "MatchOver", "NotYourTurn",
+    "InvalidCard", "InvalidDeal", "InvalidMatch", "InvalidRules", "MatchOver", "NotYourTurn", "Refusal",
     "Deal", "Match", "deal_cards", "deal_hands", "new_match", "play", "play_out_deal",
     "NotARecord", "RecordFault", "check_record", "replay", "to_record",
-    "PRESETS", "Rules", "preset",
+    "MAX_PLAYERS", "MIN_PLAYERS", "OPTIONS", "PRESETS", "RuleOption", "Rules", "preset",
     "MatchView", "view_for",
 ]

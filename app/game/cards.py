@@ -1,8 +1,9 @@
-"""Cards, ranks, values and card codes (RULES.md §1).
+"""Cards, ranks, values and card codes (docs/rules.md §1).
 
 A card is a small int (0–51) with a notation: ``Card.parse("10h")`` gives
 ``TH``. Hands are also kept as bit sets (bit ``card`` set), which makes the
-follow rules a few integer operations.
+follow rules a few integer operations. How a card is shown or named to
+people is the business of ``app.wording``.
 """
 
 from __future__ import annotations
@@ -13,10 +14,6 @@ from app.game.errors import InvalidCard
 
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "CDHS"
-RANK_NAMES = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
-              "Jack", "Queen", "King", "Ace")
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
 ACE = 14
 
 
@@ -54,7 +51,7 @@ class Card(int):
 
     @property
     def value(self) -> int:
-        """Penalty value in points (RULES.md §1): equal to the rank."""
+        """Penalty value in points (docs/rules.md §1): equal to the rank."""
         return (self >> 2) + 2
 
     @property
@@ -71,17 +68,6 @@ class Card(int):
     def is_red(self) -> bool:
         """Whether the suit is diamonds or hearts."""
         return (self & 3) in (1, 2)
-
-    @property
-    def symbol(self) -> str:
-        """Rank and suit symbol for display, e.g. ``"10♥"``."""
-        rank = "10" if self.rank == 10 else RANK_CHARS[self >> 2]
-        return rank + SUIT_SYMBOLS[self & 3]
-
-    @property
-    def name(self) -> str:
-        """Name in words, e.g. ``"Nine of hearts"``."""
-        return f"{RANK_NAMES[self >> 2]} of {SUIT_NAMES[self & 3]}"
 
     def __str__(self) -> str:
         return _CODES[self]

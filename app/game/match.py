@@ -14,17 +14,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from app.game.cards import DECK, RANK_BITS, Card, cards_of, lowest_rank_of
-from app.game.errors import (
-    CardNotInHand,
-    DealInProgress,
-    DealNotStarted,
-    IllegalPlay,
-    InvalidCard,
-    InvalidDeal,
-    InvalidMatch,
-    MatchOver,
-    NotYourTurn,
-)
+from app.game.errors import InvalidCard, InvalidDeal, InvalidMatch
 from app.game.events import (
     CardPlayed,
     DealEnded,
@@ -37,16 +27,23 @@ from app.game.events import (
     PlayerReinstated,
     TrickWon,
 )
-from app.game.rules import ELIMINATION, Rules
-
-MIN_PLAYERS = 2
-MAX_PLAYERS = 7
+from app.game.refusals import (
+    CardNotInHand,
+    DealInProgress,
+    DealNotStarted,
+    IllegalMove,
+    IllegalPlay,
+    MatchOver,
+    NotYourTurn,
+    Refusal,
+)
+from app.game.rules import ELIMINATION, MAX_PLAYERS, MIN_PLAYERS, Rules
 
 _new = tuple.__new__
 
 
 class Deal(NamedTuple):
-    """The state of one deal (RULES.md §2.2–2.7). Immutable.
+    """The state of one deal (docs/rules.md §2.2–2.7). Immutable.
 
     - ``dealer``: the dealer's seat; ``dealt[s]``: seat s's hand as dealt, as
       a bit set (bit ``card`` set for each card; 0 for a seat not in the deal).
@@ -121,7 +118,7 @@ class Deal(NamedTuple):
 
 
 class Match(NamedTuple):
-    """The whole state of a match (RULES.md §2). Immutable.
+    """The whole state of a match (docs/rules.md §2). Immutable.
 
     - ``rules``, ``players`` (names, in seat order).
     - ``scores[s]``: seat s's total in points; ``lives[s]``: lives left (0 = eliminated).
@@ -177,7 +174,7 @@ class Match(NamedTuple):
         return cards_of(self.deal.hands[seat])
 
     def legal_cards(self, seat: int) -> tuple[Card, ...]:
-        """The cards ``seat`` may play now (RULES.md §2.4, §3), lowest first.
+        """The cards ``seat`` may play now (docs/rules.md §2.4, §3), lowest first.
 
         Empty unless it is that seat's turn in a deal in progress.
         """
@@ -193,16 +190,21 @@ class Match(NamedTuple):
         except InvalidCard:
             return False
 
-    def illegal_reason(self, seat: int, card: Card) -> str | None:
-        """Why ``seat`` may not play ``card`` now, in words; ``None`` when it may."""
+    def refusal(self, seat: int, card: Card | str) -> Refusal | None:
+        """Why ``seat`` may not play ``card`` (a card or its code) now; ``None`` when it may.
+
+        The refusal :func:`play` would raise with (docs/rules.md §2.3–2.4,
+        §2.10, §3): its code and facts, such as the card to reach and the
+        player's lowest cards. Raises :class:`InvalidCard` for a bad code.
+        """
         try:
             _check_play(self, seat, Card.parse(card))
-        except (IllegalPlay, NotYourTurn, CardNotInHand, DealNotStarted, MatchOver) as error:
-            return error.message
+        except IllegalMove as error:
+            return error.refusal
         return None
 
     def next_dealer(self) -> int | None:
-        """The dealer of the next deal (RULES.md §2.9), or ``None`` before the lot is drawn."""
+        """The dealer of the next deal (docs/rules.md §2.9), or ``None`` before the lot is drawn."""
         if self.dealer is None or self.deal is None:
             return self.dealer
         return _seating(tuple(map(bool, self.lives)), self.dealer)[0][0]
@@ -222,7 +224,7 @@ def new_match(players: Sequence[str], rules: Rules | None = None) -> Match:
 
 
 def deal_cards(match: Match, rng: random.Random) -> tuple[Match, list[Event]]:
-    """Shuffle a full pack with ``rng`` and deal the next deal (RULES.md §2.2).
+    """Shuffle a full pack with ``rng`` and deal the next deal (docs/rules.md §2.2).
 
     Before the first deal the dealer is drawn by lot among the players in
     the match with ``rng`` (§2.1); later the deal passes to the next active
@@ -304,7 +306,7 @@ def deal_hands(match: Match, hands: Sequence[Sequence[str | Card]], *,
 
 
 def play(match: Match, card: Card | str, seat: int | None = None) -> tuple[Match, list[Event]]:
-    """Play ``card`` for the seat whose turn it is (RULES.md §2.3–2.8, §3).
+    """Play ``card`` for the seat whose turn it is (docs/rules.md §2.3–2.8, §3).
 
     ``seat``, when given, must be the seat whose turn it is. Returns the new
     match and the events (the card played, a trick won, and at the end of a
@@ -348,7 +350,7 @@ def play_out_deal(match: Match, choose: Chooser | None = None, *,
     """
     deal = match.deal
     if match.finished or deal is None or deal.turn is None:
-        raise DealNotStarted("no deal is being played")
+        raise DealNotStarted()
     if choose is None and rng is None:
         raise ValueError("play_out_deal needs a chooser or a random generator")
     if choose is not None:
@@ -378,39 +380,28 @@ def legal_mask(rules: Rules, deal: Deal) -> int:
 
 def _check_deal_due(match: Match) -> None:
     if match.finished:
-        raise MatchOver("the match is over")
+        raise MatchOver()
     if match.deal is not None and match.deal.turn is not None:
-        raise DealInProgress("the current deal is still being played")
+        raise DealInProgress()
 
 
 def _check_play(match: Match, seat: int | None, card: Card) -> None:
     """Raise the error that explains why ``seat`` may not play ``card`` now."""
     deal = match.deal
     if match.finished:
-        raise MatchOver("the match is over")
+        raise MatchOver()
     if deal is None or deal.turn is None:
-        raise DealNotStarted("no deal is being played; wait for the next deal")
+        raise DealNotStarted()
     if seat is not None and seat != deal.turn:
-        raise NotYourTurn(f"it is {match.players[deal.turn]}'s turn")
+        raise NotYourTurn(Refusal("not_your_turn", seat=deal.turn, player=match.players[deal.turn]))
     hand = deal.hands[deal.turn]
     if not hand >> card & 1:
-        raise CardNotInHand(f"{card.code} is not in your hand")
+        raise CardNotInHand(Refusal("card_not_in_hand", card=card))
     if not legal_mask(match.rules, deal) >> card & 1:
-        raise IllegalPlay(_illegal_reason(match.rules, deal, hand))
-
-
-def _illegal_reason(rules: Rules, deal: Deal, hand: int) -> str:
-    lowest = " or ".join(card.code for card in cards_of(hand & RANK_BITS[lowest_rank_of(hand)]))
-    if deal.forced:
-        return f"an ace was led: you must play your lowest card ({lowest})"
-    high = _rank_text(deal.winning.rank)
-    if rules.follow == "must_match":
-        return f"you hold a card of rank {high} or higher, so you must play one"
-    return f"play a card of rank {high} or higher, or your lowest card ({lowest})"
-
-
-def _rank_text(rank: int) -> str:
-    return "10" if rank == 10 else "23456789TJQKA"[rank - 2]
+        # The follow rule that forbids it (§2.4, §3 follow and ace_lead), and what it allows.
+        code = "lowest_after_ace" if deal.forced else match.rules.follow
+        lowest = cards_of(hand & RANK_BITS[lowest_rank_of(hand)])
+        raise IllegalPlay(Refusal(code, card=card, highest=deal.winning, lowest=lowest))
 
 
 _ALL = (1 << 52) - 1
@@ -510,7 +501,7 @@ def _play_cards(rules: Rules, deal: Deal, limit: int, choose: Chooser | None,
         if choose is not None:
             card = int(choose(seat, legal))
             if not legal >> card & 1:
-                raise IllegalPlay(f"{DECK[card]} is not a legal card here")
+                raise IllegalPlay(Refusal("not_legal", card=DECK[card]))
         else:
             if legal & (legal - 1):  # more than one legal card: drop a random number of the lowest
                 skip = int(rand() * legal.bit_count())
@@ -649,23 +640,32 @@ def last_trick_payers(rules: Rules, deal: Deal) -> tuple[tuple[int, ...], int, C
     """Who pays for the last trick of a complete deal, how much, and for which card.
 
     Returns ``(seats, points, card)``: the seats receiving the penalty (in play
-    order), the points each adds, and the card whose value it is (RULES.md
+    order), the points each adds, and the card whose value it is (docs/rules.md
     §2.7; §3 ``last_trick_tie`` and ``penalty_to``).
+
+    - ``penalty_to = "highest"``: the winner of the trick pays the value of
+      the card they won it with; with ``all_tied`` so does everyone who
+      played that rank (the leader's card included).
+    - ``penalty_to = "lowest"``: the player of the lowest rank pays the
+      value of the trick's highest card; among equal lowest ranks
+      ``last_trick_tie`` decides: ``last_played`` the later card pays,
+      ``all_tied`` every one of them pays.
     """
-    top_card = deal.winning
-    if rules.penalty_to == "highest":
-        if rules.last_trick_tie == "all_tied":
-            payers = tuple(seat for seat, card in deal.current_trick() if card >> 2 == top_card >> 2)
-        else:
-            payers = (deal.winner,)
-        return payers, top_card.value, top_card
     trick = deal.current_trick()
-    # Inverse cucumber names one receiver, the later of equal lowest cards;
-    # last_trick_tie speaks only of the highest rank, so it does not apply here.
-    top_card = max(reversed([card for _, card in trick]), key=lambda card: card >> 2)
-    low = min(card >> 2 for _, card in trick)
-    receiver = [seat for seat, card in trick if card >> 2 == low][-1]
-    return (receiver,), top_card.value, top_card
+    if rules.penalty_to == "highest":
+        top_card = deal.winning
+        pay_rank = top_card >> 2
+    else:
+        # The value paid is the highest card's (the later of equal ones names it).
+        top_card = max(reversed([card for _, card in trick]), key=lambda card: card >> 2)
+        pay_rank = min(card >> 2 for _, card in trick)
+    if rules.last_trick_tie == "all_tied":
+        payers = tuple(seat for seat, card in trick if card >> 2 == pay_rank)
+    elif rules.penalty_to == "highest":
+        payers = (deal.winner,)
+    else:
+        payers = ([seat for seat, card in trick if card >> 2 == pay_rank][-1],)
+    return payers, top_card.value, top_card
 
 
 def _end_deal(match: Match, deal: Deal, events: list[Event]) -> tuple[Match, list[Event]]:

@@ -1,4 +1,4 @@
-"""Match records in the ``cucumber-match/1`` format (RULES.md §4).
+"""Match records in the ``cucumber-match/1`` format (docs/rules.md §4).
 
 Export any match to a record, rebuild a match from a record by replaying
 every deal through the engine, and check a record the way ``verify`` reports.
@@ -12,6 +12,7 @@ from typing import Any
 from app.game.cards import Card, cards_of
 from app.game.errors import GameError, InvalidCard, InvalidDeal, InvalidMatch, InvalidRules
 from app.game.match import Match, deal_hands, new_match, play
+from app.game.refusals import CardNotInHand, IllegalMove
 from app.game.rules import Rules
 
 FORMAT = "cucumber-match/1"
@@ -24,7 +25,7 @@ class NotARecord(GameError):
 
 
 class RecordFault(GameError):
-    """The first fault of a well-formed record (RULES.md §4).
+    """The first fault of a well-formed record (docs/rules.md §4).
 
     ``deal`` is the deal index (from 0); ``play`` the play index within that
     deal (from 0), ``None`` for a dealer or hand fault; ``seat`` and ``card``
@@ -48,7 +49,7 @@ class RecordFault(GameError):
 
 
 def to_record(match: Match) -> dict[str, Any]:
-    """The record of ``match``, finished or in progress (RULES.md §4).
+    """The record of ``match``, finished or in progress (docs/rules.md §4).
 
     Returns a JSON-ready dict: ``format``, every rules option, the player
     names and the deals (completed ones, then the one in progress if any).
@@ -75,7 +76,7 @@ def replay(record: Any) -> Match:
     Returns the match as it stands after the last play of the record. Raises
     :class:`NotARecord` if the data is not a record (wrong shape, format,
     rules or players) and :class:`RecordFault` for the first fault of a
-    record, checked deal by deal as RULES.md §4 says: dealer, hands, plays.
+    record, checked deal by deal as docs/rules.md §4 says: dealer, hands, plays.
     """
     if not isinstance(record, Mapping):
         raise NotARecord(f"a record must be a JSON object, not {type(record).__name__}")
@@ -128,15 +129,18 @@ def _replay_deal(match: Match, index: int, deal: Mapping[str, Any]) -> Match:
             match, _ = play(match, card)
         except InvalidCard as error:
             raise RecordFault(error.message, deal=index, play=number, seat=seat, card=shown and shown[:8]) from None
-        except GameError as error:
-            reason = {"card_not_in_hand": "card not in hand", "illegal_play": "illegal play"}.get(error.code, "")
-            raise RecordFault(f"{reason}: {error.message}" if reason else error.message,
-                              deal=index, play=number, seat=seat, card=card.code) from None
+        except CardNotInHand:
+            raise RecordFault(f"card not in hand: {card.code}", deal=index, play=number, seat=seat,
+                              card=card.code) from None
+        except IllegalMove as error:
+            # The refusal's code and facts, e.g. "must_match (card 9C, highest KS, lowest 6H)".
+            raise RecordFault(f"illegal play: {error.refusal}", deal=index, play=number, seat=seat,
+                              card=card.code) from None
     return match
 
 
-def summary(match: Match) -> dict[str, Any]:
-    """The standing of a match as ``verify`` prints it for a valid record.
+def outcome(match: Match) -> dict[str, Any]:
+    """What ``verify`` prints for a valid record: where the match it describes stands.
 
     ``{"ok": true, "finished", "scores", "lives", "eliminated", "winners",
     "deals"}``: per-seat lists in seat order, ``lives`` 0 once eliminated,
@@ -156,11 +160,11 @@ def summary(match: Match) -> dict[str, Any]:
 def check_record(record: Any) -> dict[str, Any]:
     """Check a record and return what ``verify`` prints for it.
 
-    A valid record gives :func:`summary`; a faulty one the first fault as
+    A valid record gives its :func:`outcome`; a faulty one the first fault as
     ``{"ok": false, "deal", "play", "seat", "card", "reason"}``. Raises
     :class:`NotARecord` when the data is not a record at all.
     """
     try:
-        return summary(replay(record))
+        return outcome(replay(record))
     except RecordFault as fault:
         return fault.to_dict()

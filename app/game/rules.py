@@ -1,6 +1,6 @@
 """The rules of a match: the house default and every variant option.
 
-RULES.md §2 is the default; each option of §3 is a named field of
+docs/rules.md §2 is the default; each option of §3 is a named field of
 :class:`Rules`. Presets give names to the rule sets of the original sheets.
 """
 
@@ -12,69 +12,113 @@ from typing import Any
 
 from app.game.errors import InvalidRules
 
+MIN_PLAYERS = 2
+MAX_PLAYERS = 7
+"""Players in a match, and so seats at a table (docs/rules.md §1)."""
+
 FOLLOW = ("match_or_lowest", "must_match")
 ACE_LEAD = ("ordinary", "forces_lowest", "forces_lowest_last_trick")
 LAST_TRICK_TIE = ("last_played", "all_tied")
 PENALTY_TO = ("highest", "lowest")
 ELIMINATION = "elimination"
 
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "follow": FOLLOW,
-    "ace_lead": ACE_LEAD,
-    "last_trick_tie": LAST_TRICK_TIE,
-    "penalty_to": PENALTY_TO,
-}
-_RANGES: dict[str, tuple[int, int]] = {
-    "hand_size": (3, 7),
-    "threshold": (10, 100),
-    "lives": (1, 3),
-    "second_life_min_opponents": (1, 6),
-    "match_length": (1, 50),
-}
+CHOICE = "choice"
+NUMBER = "number"
+NUMBER_OR_WORD = "number_or_word"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOption:
+    """One option of docs/rules.md §3: its name, kind, the values it allows and its default.
+
+    ``kind`` is :data:`CHOICE` (one of ``choices``), :data:`NUMBER` (a whole
+    number from ``low`` to ``high``) or :data:`NUMBER_OR_WORD` (one of the
+    words in ``choices`` or a whole number from ``low`` to ``high``, as
+    ``match_length``). ``default`` is the house game's value (§2).
+    """
+
+    name: str
+    kind: str
+    default: int | str
+    choices: tuple[str, ...] = ()
+    low: int = 0
+    high: int = -1
+
+    @property
+    def numbers(self) -> range:
+        """The whole numbers allowed, in order (empty for a :data:`CHOICE`)."""
+        return range(self.low, self.high + 1)
+
+    def allows(self, value: object) -> bool:
+        """Whether ``value`` is one this option takes (a word of ``choices`` or an int in range, never a bool)."""
+        if isinstance(value, str):
+            return value in self.choices
+        return isinstance(value, int) and not isinstance(value, bool) and value in self.numbers
+
+    def check(self, value: object) -> None:
+        """Raise :class:`InvalidRules` naming this option unless it :meth:`allows` ``value``."""
+        if self.allows(value):
+            return
+        if self.kind == CHOICE:
+            raise InvalidRules(f"{self.name} must be one of {', '.join(self.choices)}, not {value!r}", self.name)
+        words = "".join(f" or {word!r}" for word in self.choices)
+        raise InvalidRules(f"{self.name} must be a whole number from {self.low} to {self.high}{words}, "
+                           f"not {value!r}", self.name)
+
+
+OPTIONS: tuple[RuleOption, ...] = (
+    RuleOption("hand_size", NUMBER, 7, low=3, high=7),
+    RuleOption("follow", CHOICE, "match_or_lowest", FOLLOW),
+    RuleOption("ace_lead", CHOICE, "ordinary", ACE_LEAD),
+    RuleOption("last_trick_tie", CHOICE, "last_played", LAST_TRICK_TIE),
+    RuleOption("penalty_to", CHOICE, "highest", PENALTY_TO),
+    RuleOption("threshold", NUMBER, 21, low=10, high=100),
+    RuleOption("lives", NUMBER, 2, low=1, high=3),
+    RuleOption("second_life_min_opponents", NUMBER, 1, low=1, high=MAX_PLAYERS - 1),
+    RuleOption("match_length", NUMBER_OR_WORD, ELIMINATION, (ELIMINATION,), low=1, high=50),
+)
+"""Every option of docs/rules.md §3, the one definition of names, values and
+defaults: :class:`Rules` checks against it, and the rules form, the page
+script, the command line's help and the README table are made from it. In
+the order the form shows them (:class:`Rules` keeps the record's order)."""
+
+_DEFAULTS: dict[str, Any] = {option.name: option.default for option in OPTIONS}
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """One value for every option of RULES.md §3; the defaults are §2.
+    """One value for every option of docs/rules.md §3; the defaults are §2.
 
-    Fields (all validated on construction, :class:`InvalidRules` naming the
-    option otherwise):
+    Each field is an option of :data:`OPTIONS`, which gives its values and
+    default; all are checked on construction, :class:`InvalidRules` naming
+    the option otherwise:
 
-    - ``hand_size``: cards dealt to each active player, 3–7.
+    - ``hand_size``: cards dealt to each active player.
     - ``follow``: ``"match_or_lowest"`` (§2.4) or ``"must_match"``.
     - ``ace_lead``: ``"ordinary"``, ``"forces_lowest"`` or
       ``"forces_lowest_last_trick"``.
     - ``last_trick_tie``: ``"last_played"`` (§2.5) or ``"all_tied"``.
-    - ``threshold``: points (10–100) at which a player loses a life.
-    - ``lives``: 1–3.
-    - ``second_life_min_opponents``: 1–6 other active players needed at the
+    - ``threshold``: points at which a player loses a life.
+    - ``lives``: lives each player starts with.
+    - ``second_life_min_opponents``: other active players needed at the
       start of the deal to continue after losing a non-final life.
     - ``penalty_to``: ``"highest"`` (§2.7) or ``"lowest"``.
-    - ``match_length``: ``"elimination"`` (§2.10) or a number of deals, 1–50.
+    - ``match_length``: ``"elimination"`` (§2.10) or a number of deals.
     """
 
-    hand_size: int = 7
-    follow: str = "match_or_lowest"
-    ace_lead: str = "ordinary"
-    last_trick_tie: str = "last_played"
-    threshold: int = 21
-    lives: int = 2
-    second_life_min_opponents: int = 1
-    penalty_to: str = "highest"
-    match_length: int | str = ELIMINATION
+    hand_size: int = _DEFAULTS["hand_size"]
+    follow: str = _DEFAULTS["follow"]
+    ace_lead: str = _DEFAULTS["ace_lead"]
+    last_trick_tie: str = _DEFAULTS["last_trick_tie"]
+    threshold: int = _DEFAULTS["threshold"]
+    lives: int = _DEFAULTS["lives"]
+    second_life_min_opponents: int = _DEFAULTS["second_life_min_opponents"]
+    penalty_to: str = _DEFAULTS["penalty_to"]
+    match_length: int | str = _DEFAULTS["match_length"]
 
     def __post_init__(self) -> None:
-        for name, allowed in _CHOICES.items():
-            value = getattr(self, name)
-            if not isinstance(value, str) or value not in allowed:
-                raise InvalidRules(f"{name} must be one of {', '.join(allowed)}, not {value!r}", name)
-        for name, (low, high) in _RANGES.items():
-            value = getattr(self, name)
-            if name == "match_length" and value == ELIMINATION:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                also = f" or {ELIMINATION!r}" if name == "match_length" else ""
-                raise InvalidRules(f"{name} must be a whole number from {low} to {high}{also}, not {value!r}", name)
+        for option in OPTIONS:
+            option.check(getattr(self, option.name))
 
     @classmethod
     def from_dict(cls, options: Mapping[str, Any] | None) -> Rules:
@@ -94,7 +138,7 @@ class Rules:
         return cls(**options)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every option and its value, as stored in match records (RULES.md §4)."""
+        """Every option and its value, as stored in match records (docs/rules.md §4)."""
         return asdict(self)
 
     def changed(self, **options: Any) -> Rules:
@@ -106,45 +150,6 @@ class Rules:
         """Whether the match ends after ``match_length`` deals (§3 ``match_length``)."""
         return self.match_length != ELIMINATION
 
-    def describe(self) -> list[str]:
-        """The rules in plain words, one sentence per option, for people."""
-        lines = [f"{self.hand_size} cards each; only the last trick scores."]
-        if self.follow == "must_match":
-            lines.append("Follow with a card at least as high as the highest in the trick if you can; "
-                         "otherwise play your lowest card.")
-        else:
-            lines.append("Follow with a card at least as high as the highest in the trick, "
-                         "or with your lowest card.")
-        if self.ace_lead == "forces_lowest":
-            lines.append("When an ace is led, everyone plays their lowest card and the ace wins.")
-        elif self.ace_lead == "forces_lowest_last_trick":
-            lines.append("When an ace is led to the last trick, everyone plays their lowest card "
-                         "and the ace wins; earlier, a led ace is an ordinary card.")
-        else:
-            lines.append("A led ace is an ordinary card: another ace may equal it.")
-        if self.penalty_to == "lowest":
-            receiver = "the player of the lowest card in the last trick (the later one on a tie)"
-            lines.append(f"Inverse cucumber: {receiver} adds the value of the trick's highest card.")
-        elif self.last_trick_tie == "all_tied":
-            lines.append("The winner of the last trick adds the value of their card; "
-                         "everyone who played that same rank pays it too.")
-        else:
-            lines.append("The winner of the last trick adds the value of their card "
-                         "(on equal ranks the later card wins).")
-        life_word = "life" if self.lives == 1 else "lives"
-        lines.append(f"Reaching {self.threshold} points costs a life; everyone has {self.lives} {life_word}.")
-        if self.lives > 1:
-            lines.append("After losing a life you continue on the highest total of the others.")
-            if self.second_life_min_opponents > 1:
-                lines.append(f"You may only continue if at least {self.second_life_min_opponents} "
-                             "others were still in when that deal began.")
-        if self.is_fixed_length:
-            deal_word = "deal" if self.match_length == 1 else "deals"
-            lines.append(f"The match lasts {self.match_length} {deal_word}; the lowest total wins.")
-        else:
-            lines.append("The last player left in wins.")
-        return lines
-
 
 PRESETS: dict[str, Rules] = {
     "agurk": Rules(),
@@ -153,17 +158,10 @@ PRESETS: dict[str, Rules] = {
                      ace_lead="forces_lowest"),
     "quick": Rules(hand_size=3),
 }
-"""Named rule sets: ``agurk`` is the house default (seeds 000 and 004),
-``gurka`` and ``parlett`` the traditional rules of seeds 002 and 003, and
-``quick`` a short game of 3 cards each."""
-
-PRESET_SUMMARIES: dict[str, str] = {
-    "agurk": "Danish Agurk, the house default: 7 cards, 21 points, 2 lives",
-    "gurka": "Swedish Gurka: 30 points, one life, must match, a led ace forces lowest cards",
-    "parlett": "Parlett's buy-back: 30 points, a second life only while 3 others are in, "
-               "ties on the last trick all pay, a led ace forces lowest cards",
-    "quick": "Quick: the house default with 3 cards each",
-}
+"""Named rule sets: ``agurk`` is the house default (the Danish game of
+docs/rules.md §2), ``gurka`` and ``parlett`` the traditional rules of the
+Italian and German sheets (§3), and ``quick`` a short game of 3 cards each.
+``app.wording.describe_preset`` describes them for people."""
 
 
 def preset(name: str) -> Rules:

@@ -1,6 +1,6 @@
 """Final and running standings of a match: who placed where.
 
-Placings follow the match's end (RULES.md §2.10, §3 ``match_length``):
+Placings follow the match's end (docs/rules.md §2.10, §3 ``match_length``):
 winners first, then players still in by total, then eliminated players, the
 later eliminated ahead.
 """
@@ -13,7 +13,7 @@ from app.game.match import Match, last_trick_payers
 def elimination_deals(match: Match) -> list[int | None]:
     """For each seat, the index of the deal (from 0) that eliminated it, or ``None``.
 
-    Replays the scoring of the completed deals (RULES.md §2.8); a player
+    Replays the scoring of the completed deals (docs/rules.md §2.8); a player
     reinstated later in the same deal counts as not eliminated.
     """
     result: list[int | None] = [None] * match.seat_count
@@ -53,7 +53,7 @@ def placings(match: Match) -> list[int]:
 
 
 def penalties_per_deal(match: Match) -> list[list[int]]:
-    """For each completed deal, the penalty points each seat received (RULES.md §2.7)."""
+    """For each completed deal, the penalty points each seat received (docs/rules.md §2.7)."""
     table = []
     for deal in match.history:
         row = [0] * match.seat_count

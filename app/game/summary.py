@@ -6,7 +6,7 @@ life lost, replacement total, elimination, reinstatement or match end.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.game.cards import Card
@@ -24,13 +24,13 @@ from app.game.events import (
 
 @dataclass(frozen=True, slots=True)
 class DealSummary:
-    """What a deal's end did (RULES.md §2.7–2.10).
+    """What a deal's end did (docs/rules.md §2.7–2.10).
 
     ``deal`` counts from 1. ``trick_winner`` took the last trick with
     ``card``; ``penalties`` are ``(seat, points, card, total)``;
     ``lives_lost`` ``(seat, lives_left, new_total)``; ``eliminated`` and
     ``reinstated`` ``(seat, total)``; ``winners`` is empty unless the match
-    ended.
+    ended. People read it through ``app.wording.deal_sentences``.
     """
 
     deal: int
@@ -41,26 +41,6 @@ class DealSummary:
     eliminated: tuple[tuple[int, int], ...]
     reinstated: tuple[tuple[int, int], ...]
     winners: tuple[int, ...]
-
-    def sentences(self, names: Sequence[str]) -> list[str]:
-        """The summary in plain words, one sentence per fact, using the players' ``names``."""
-        lines = [f"{names[self.trick_winner]} took the last trick with {self.card.symbol}."]
-        for seat, points, card, total in self.penalties:
-            because = "" if card == self.card and seat == self.trick_winner else f" (the value of {card.symbol})"
-            lines.append(f"{names[seat]} scores {points} penalty points{because}, now on {total}.")
-        for seat, left, total in self.lives_lost:
-            life_word = "life" if left == 1 else "lives"
-            lines.append(f"{names[seat]} reached the threshold and loses a life ({left} {life_word} left), "
-                         f"continuing on {total} points.")
-        for seat, total in self.eliminated:
-            lines.append(f"{names[seat]} is eliminated with {total} points.")
-        for seat, total in self.reinstated:
-            lines.append(f"Nobody would be left, so {names[seat]} stays in with one life on {total} points.")
-        if len(self.winners) == 1:
-            lines.append(f"{names[self.winners[0]]} wins the match!")
-        elif self.winners:
-            lines.append(" and ".join(names[seat] for seat in self.winners) + " share the win!")
-        return lines
 
 
 def summarize_deal(events: Iterable[Event]) -> DealSummary | None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from app.game.cards import Card
 from app.game.match import Match
+from app.game.refusals import Refusal
 from app.game.rules import Rules
 
 
@@ -24,7 +25,7 @@ class TrickCard:
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
-    """The public state of one seat (RULES.md §2.6, §2.8).
+    """The public state of one seat (docs/rules.md §2.6, §2.8).
 
     ``played`` holds the cards this seat played in the finished tricks of
     the current deal, in order, face up; ``cards_left`` how many it holds.
@@ -43,11 +44,16 @@ class SeatView:
 
 @dataclass(frozen=True, slots=True)
 class HandCard:
-    """A card of the viewer's own hand: whether it may be played now, and if not, why."""
+    """A card of the viewer's own hand: whether it may be played now, and if not, why.
+
+    ``reason`` is ``None`` for a legal card, otherwise the :class:`Refusal`
+    playing it would meet (not this seat's turn, no deal, or the follow
+    rules, with the facts that explain it).
+    """
 
     card: Card
     legal: bool
-    reason: str | None
+    reason: Refusal | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +161,7 @@ def view_for(match: Match, seat: int | None) -> MatchView:
     if seat is not None:
         legal = set(match.legal_cards(seat))
         you = HandView(seat, tuple(
-            HandCard(card, card in legal, None if card in legal else _reason(match, seat, card))
+            HandCard(card, card in legal, None if card in legal else match.refusal(seat, card))
             for card in match.hand(seat)
         ))
     return MatchView(
@@ -173,11 +179,3 @@ def view_for(match: Match, seat: int | None) -> MatchView:
         winners=match.winners,
         you=you,
     )
-
-
-def _reason(match: Match, seat: int, card: Card) -> str:
-    if match.turn is None:
-        return "wait for the next deal"
-    if match.turn != seat:
-        return f"wait for your turn: it is {match.players[match.turn]}'s turn"
-    return match.illegal_reason(seat, card) or ""

@@ -17,6 +17,7 @@ from app.game.summary import DealSummary, summarize_deal
 from app.identity import new_match_id
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore, StorageUnavailable
+from app.wording import error_message
 
 
 class CurrentMatch:
@@ -61,7 +62,7 @@ class CurrentMatch:
             match, events = play(self.match, card, seat)
         except GameError as error:
             status = 422 if error.code == ErrorCode.INVALID_CARD else 409
-            raise RoomError(ErrorCode(error.code), error.message, status=status) from None
+            raise RoomError(ErrorCode(error.code), error_message(error), status=status) from None
         played = events[0]
         assert isinstance(played, CardPlayed)  # a play's first event is always the card played
         await self._store.record_play(match_id=self.match_id, before=self.match, card=played.card.code)

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from app.game.rules import MAX_PLAYERS as MAX_SEATS
+from app.game.rules import MIN_PLAYERS as MIN_SEATS
 from app.game.rules import Rules
 from app.identity import hash_token, new_token
 from app.names import InvalidName, clean_name, same_name
 from app.rooms.errors import ErrorCode, RoomError
 
-MIN_SEATS = 2
-MAX_SEATS = 7
+__all__ = ["MAX_SEATS", "MIN_SEATS", "Lobby", "Seat", "seat_of"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from app.names import form_number
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.schedule import CLOCK_RANGE
 from app.rooms.views import RoomView
+from app.wording import unplayable
 
 BOT_STRENGTHS = ("easy", "normal", "hard")
 
@@ -292,7 +293,7 @@ def state_json(view: RoomView) -> dict[str, Any]:
             "host": view.you_are_host,
             "hand": [held.card.code for held in view.hand],
             "legal": [held.card.code for held in view.hand if held.legal],
-            "reasons": {held.card.code: held.reason for held in view.hand if not held.legal},
+            "reasons": {held.card.code: unplayable(held.reason) for held in view.hand if held.reason is not None},
         },
     }
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from app.game.match import Match
-from app.game.rules import Rules, preset_name
+from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
 from app.game.standings import placings
 from app.game.summary import DealSummary
 from app.game.views import HandCard, MatchView, SeatView, view_for
 from app.rooms.lobby import Seat, seat_of
+from app.wording import deal_sentences, describe_rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,15 +76,15 @@ class RoomView:
 
     @property
     def rules_text(self) -> list[str]:
-        """The rules in plain words."""
-        return self.rules.describe()
+        """The rules in plain words, a sentence per option."""
+        return describe_rules(self.rules)
 
     @property
     def summary_text(self) -> list[str]:
         """The last deal's summary in plain words (empty when there is none)."""
         if self.summary is None:
             return []
-        return self.summary.sentences([seat.name for seat in self.seats])
+        return deal_sentences(self.summary, [seat.name for seat in self.seats])
 
     @property
     def turn(self) -> int | None:
@@ -104,8 +105,13 @@ class RoomView:
 
     @property
     def can_start(self) -> bool:
-        """Whether the viewer may start a match now (host, 2–7 seated, no match running)."""
-        return self.you_are_host and self.phase != "playing" and 2 <= len(self.seats) <= 7
+        """Whether the viewer may start a match now (host, 2–7 seated, no match running; docs/rules.md §1)."""
+        return self.you_are_host and self.phase != "playing" and MIN_PLAYERS <= len(self.seats) <= MAX_PLAYERS
+
+    @property
+    def has_free_seat(self) -> bool:
+        """Whether a seat is still free for a person or a bot (at most 7 play; docs/rules.md §1)."""
+        return len(self.seats) < MAX_PLAYERS
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,8 +143,12 @@
   showTurnInTitle();
 
   // Rules forms: choosing a preset shows its options; changing an option makes the rules custom.
-  var OPTIONS = ["hand_size", "follow", "ace_lead", "last_trick_tie", "threshold", "lives",
-                 "second_life_min_opponents", "penalty_to", "match_length"];
+  // The form's data-presets holds every preset with every option by name, as the server defines them.
+  function isOption(presets, name) {
+    return Object.keys(presets).some(function (key) {
+      return Object.prototype.hasOwnProperty.call(presets[key], name);
+    });
+  }
   document.addEventListener("change", function (event) {
     var form = event.target.closest("form.rules-form");
     if (!form || !form.dataset.presets) return;
@@ -153,11 +157,11 @@
     if (field.name === "preset") {
       var values = presets[field.value];
       if (!values) return;
-      OPTIONS.forEach(function (name) {
+      Object.keys(values).forEach(function (name) {
         var input = form.elements[name];
         if (input) input.value = String(values[name]);
       });
-    } else if (OPTIONS.indexOf(field.name) >= 0) {
+    } else if (isOption(presets, field.name)) {
       var preset = form.elements.preset;
       if (preset && preset.length !== undefined && preset.tagName !== "SELECT") {
         Array.prototype.forEach.call(preset, function (radio) { radio.checked = radio.value === "custom"; });

@@ -5,10 +5,7 @@
   var root = document.querySelector("[data-replay]");
   if (!root) return;
   var data = JSON.parse(document.getElementById("replay-data").textContent);
-  var SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
-  var SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
-  var RANK_NAMES = { "2": "Two", "3": "Three", "4": "Four", "5": "Five", "6": "Six", "7": "Seven", "8": "Eight",
-                     "9": "Nine", T: "Ten", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
+  var faces = data.cards; // code -> {rank, suit, name}: corner label, suit symbol, name to read out
   var deal = 0, trick = 0; // trick: how many tricks of the deal are shown as played (0 = hands as dealt)
 
   // The same card face as the table's: rank and suit in the corner, named for screen readers.
@@ -18,15 +15,15 @@
     card.className = "card small " + (red ? "red" : "black") + (played ? " gone" : "");
     card.dataset.card = code;
     card.setAttribute("role", "img");
-    card.setAttribute("aria-label", RANK_NAMES[code[0]] + " of " + SUIT_NAMES[code[1]] + (played ? ", played" : ""));
+    card.setAttribute("aria-label", faces[code].name + (played ? ", played" : ""));
     var corner = document.createElement("span");
     corner.className = "corner";
     var rank = document.createElement("span");
     rank.className = "rank";
-    rank.textContent = code[0] === "T" ? "10" : code[0];
+    rank.textContent = faces[code].rank;
     var suit = document.createElement("span");
     suit.className = "suit";
-    suit.textContent = SUITS[code[1]];
+    suit.textContent = faces[code].suit;
     corner.appendChild(rank);
     corner.appendChild(suit);
     card.appendChild(corner);

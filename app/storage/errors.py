@@ -27,7 +27,7 @@ class RecordRejected(Exception):
 
     ``result`` is what ``cucumber verify`` prints for that record (a JSON-ready
     dict): ``{"ok": false, "deal", "play", "seat", "card", "reason"}`` for a
-    fault or a non-record, or the summary with ``"finished": false`` for an
+    fault or a non-record, or the outcome with ``"finished": false`` for an
     unfinished match. ``message`` says the same in words.
     """
 

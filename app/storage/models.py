@@ -115,7 +115,7 @@ class Seat(Base):
 class MatchRow(Base):
     """One match: in progress, finished (played here or imported) or abandoned.
 
-    ``record`` (RULES.md §4), ``placings``, ``winners`` and ``deal_count`` are
+    ``record`` (docs/rules.md §4), ``placings``, ``winners`` and ``deal_count`` are
     set when the match finishes; until then the record lives in ``deals`` and
     ``plays``.
     """

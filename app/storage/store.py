@@ -18,7 +18,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from app.game.match import Match
-from app.game.record import NotARecord, RecordFault, replay, summary
+from app.game.record import NotARecord, RecordFault, outcome, replay
 from app.storage import migrate, queries
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError
@@ -89,7 +89,7 @@ class Storage:
                   seats: Sequence[SeatRecord], created_at: datetime, turn_seconds: int | None = None) -> None:
         """Insert or update room ``code`` and replace its seats.
 
-        ``rules``: the room's rules options (a JSON-ready dict, RULES.md §3);
+        ``rules``: the room's rules options (a JSON-ready dict, docs/rules.md §3);
         ``host_token_hash``: :func:`hash_token` of the host's token (the host
         need not be seated) or ``None``; ``turn_seconds``: the turn clock in
         seconds, ``None`` when off; ``seats``: the
@@ -153,7 +153,7 @@ class Storage:
 
     def finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
                      winners: Sequence[int], ended_at: datetime) -> None:
-        """Mark a match finished, with its final record (RULES.md §4) and results.
+        """Mark a match finished, with its final record (docs/rules.md §4) and results.
 
         ``placings[s]``: seat s's place from 1 (``app.game.standings.placings``);
         ``winners``: the winning seats. The record is stored as given (not
@@ -179,7 +179,7 @@ class Storage:
         """Every room not closed, oldest first, to restore at start-up.
 
         Each has its seats and its match in progress, if any, whose record
-        is rebuilt in ``cucumber-match/1`` form (RULES.md §4) from the stored
+        is rebuilt in ``cucumber-match/1`` form (docs/rules.md §4) from the stored
         deals and plays; ``app.game.record.replay`` turns it into the match.
         Raises :class:`StorageError`.
         """
@@ -189,7 +189,7 @@ class Storage:
     # Reading
 
     def match_record(self, match_id: str) -> dict[str, Any] | None:
-        """The record (RULES.md §4) of a finished or imported match; ``None`` for any other id.
+        """The record (docs/rules.md §4) of a finished or imported match; ``None`` for any other id.
 
         Raises :class:`StorageError`.
         """
@@ -257,11 +257,11 @@ IMPORTED_NAME_MAX = 40
 
 
 def verify_for_import(record: Any) -> Match:
-    """The finished match a record describes, replayed by the engine (RULES.md §4).
+    """The finished match a record describes, replayed by the engine (docs/rules.md §4).
 
     Raises :class:`~app.storage.errors.RecordRejected` with the result
     ``cucumber verify`` prints: the fault for a faulty record or a
-    non-record, the summary for an unfinished match.
+    non-record, the outcome for an unfinished match.
     """
     try:
         match = replay(record)
@@ -272,7 +272,7 @@ def verify_for_import(record: Any) -> Match:
     except RecordFault as fault:
         raise RecordRejected(f"the record is faulty at deal {fault.deal}: {fault.message}", fault.to_dict()) from None
     if not match.finished:
-        raise RecordRejected("the match in the record is not finished", summary(match))
+        raise RecordRejected("the match in the record is not finished", outcome(match))
     for name in match.players:
         if not name.strip() or len(name) > IMPORTED_NAME_MAX:
             reason = f"player names must have 1 to {IMPORTED_NAME_MAX} characters, not {name[:30]!r}"

@@ -46,7 +46,7 @@ class SeatRecord:
 class ActiveMatch:
     """The match in progress at a room, as stored.
 
-    ``record`` is a ``cucumber-match/1`` record (RULES.md §4) of every deal
+    ``record`` is a ``cucumber-match/1`` record (docs/rules.md §4) of every deal
     and play stored so far; the last deal may be unfinished.
     """
 

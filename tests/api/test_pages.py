@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from app.game.rules import MAX_PLAYERS, MIN_PLAYERS
+from app.wording import card_name
 from tests.api.conftest import Peer, open_room
 
 
@@ -57,7 +59,7 @@ def test_the_table_page_shows_a_player_their_hand_with_the_legal_cards_playable(
     for card in hand:
         assert f'data-card="{card.code}"' in page
     assert page.count('class="card-button playable"') == len(legal)
-    assert f'aria-label="{legal[0].name}, playable"' in page
+    assert f'aria-label="{card_name(legal[0])}, playable"' in page
 
 
 def test_a_spectator_page_holds_no_hand(client):
@@ -68,7 +70,7 @@ def test_a_spectator_page_holds_no_hand(client):
     assert "card-button" not in page
     for seat in range(3):
         for card in room.match.hand(seat):  # none of these is face up yet
-            assert f'data-card="{card.code}"' not in page and card.name not in page
+            assert f'data-card="{card.code}"' not in page and card_name(card) not in page
     assert "You are watching" in page
 
 
@@ -158,3 +160,51 @@ def test_odd_page_numbers_and_form_numbers_are_handled(client):
             assert 'id="flash"' in socket.receive_text()
         socket.send_json({"type": "set_clock", "seconds": "30"})
         assert "30 seconds a turn" in socket.receive_text()
+
+
+def host_page(client, code, token) -> str:
+    client.cookies.clear()
+    client.cookies.set(f"cucumber_{code}", token)
+    return client.get(f"/r/{code}").text
+
+
+def test_a_full_table_keeps_the_turn_clock_for_the_host(client):
+    names = [f"P{seat}" for seat in range(MAX_PLAYERS)]
+    code, tokens = open_room(client, names[:-1])
+    page = host_page(client, code, tokens[0])
+    assert 'class="clock-form"' in page and 'class="add-bot"' in page
+    assert f"{MAX_PLAYERS - 1} of {MAX_PLAYERS} seats taken" in page
+    assert client.post(f"/api/rooms/{code}/players", json={"name": names[-1]}).status_code == 201
+    page = host_page(client, code, tokens[0])
+    # Every seat is taken: no bot can be added, but the host still sets the turn clock.
+    assert 'class="clock-form"' in page and 'class="add-bot"' not in page
+    assert f"{MAX_PLAYERS} of {MAX_PLAYERS} seats taken" in page
+    assert "Start the match" in page and "A match needs" not in page
+    client.cookies.clear()
+    assert f'action="/r/{code}/join"' not in client.get(f"/r/{code}").text  # nobody else may join
+
+
+def test_a_spectator_may_join_while_a_seat_is_free(client):
+    code, _ = open_room(client, ["Ana"])
+    client.cookies.clear()
+    assert f'action="/r/{code}/join"' in client.get(f"/r/{code}").text
+
+
+def test_the_seat_limits_on_the_pages_are_the_engines(client):
+    code, tokens = open_room(client, ["Ana"])
+    page = host_page(client, code, tokens[0])
+    assert f"start when {MIN_PLAYERS} to {MAX_PLAYERS} are seated" in page
+    assert f"A match needs {MIN_PLAYERS} to {MAX_PLAYERS} players" in page
+    assert f"for {MIN_PLAYERS} to {MAX_PLAYERS} players" in client.get("/").text
+    assert f"for {MIN_PLAYERS} to {MAX_PLAYERS} players" in client.get("/rules").text
+
+
+def test_the_rules_form_shows_the_rooms_options(client):
+    code, tokens = open_room(client, ["Ana"], rules={"match_length": 5, "second_life_min_opponents": 3,
+                                                     "threshold": 44, "penalty_to": "lowest"})
+    page = host_page(client, code, tokens[0])
+    assert '<option value="5" selected>5 deals, lowest total wins</option>' in page
+    assert '<option value="1">1 deal, lowest total wins</option>' in page
+    assert '<option value="3" selected>3</option>' in page and '<option value="1">1 (always)</option>' in page
+    assert '<input type="number" name="threshold" min="10" max="100" value="44" required>' in page
+    assert '<option value="lowest" selected>the lowest card of the last trick (inverse)</option>' in page

@@ -21,7 +21,7 @@ VARIANTS: dict[str, Rules] = {
     "three_lives": Rules(lives=3, second_life_min_opponents=2, hand_size=4),
     "fixed_length": Rules(match_length=3, hand_size=6),
 }
-"""Every preset and every option of RULES.md §3 away from its default."""
+"""Every preset and every option of docs/rules.md §3 away from its default."""
 
 
 def random_states(rules: Rules, players: int, rng: random.Random, count: int) -> Iterator[Match]:

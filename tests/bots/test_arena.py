@@ -38,10 +38,10 @@ def test_a_match_is_played_to_its_end_with_timings():
     assert set(timings) == {"normal", "easy", "hard"}
 
 
-def test_summary_holds_intervals_and_timings():
-    summary = run_arena(["normal", "easy", "easy"], matches=30, seed=3, rules=Rules(hand_size=4))
-    assert summary["matches"] == 30 and summary["seats"] == ["normal", "easy", "easy"]
-    normal, easy = summary["strategies"]["normal"], summary["strategies"]["easy"]
+def test_the_report_holds_intervals_and_timings():
+    report = run_arena(["normal", "easy", "easy"], matches=30, seed=3, rules=Rules(hand_size=4))
+    assert report["matches"] == 30 and report["seats"] == ["normal", "easy", "easy"]
+    normal, easy = report["strategies"]["normal"], report["strategies"]["easy"]
     assert (normal["seats"], easy["seats"]) == (1, 2)
     # One seat of each match wins, ties shared: the per-seat rates average to the fair share.
     assert normal["win_rate"]["mean"] + 2 * easy["win_rate"]["mean"] == pytest.approx(1.0, abs=1e-3)
@@ -53,28 +53,28 @@ def test_summary_holds_intervals_and_timings():
 
 
 def test_normal_beats_easy():
-    summary = run_arena(["normal", "easy", "easy", "easy"], matches=200, seed=1)
-    rate = summary["strategies"]["normal"]["win_rate"]
+    report = run_arena(["normal", "easy", "easy", "easy"], matches=200, seed=1)
+    rate = report["strategies"]["normal"]["win_rate"]
     assert rate["low"] > 0.6
-    assert summary["strategies"]["normal"]["penalty_per_deal"]["high"] < \
-        summary["strategies"]["easy"]["penalty_per_deal"]["low"]
+    assert report["strategies"]["normal"]["penalty_per_deal"]["high"] < \
+        report["strategies"]["easy"]["penalty_per_deal"]["low"]
 
 
 def test_hard_beats_easy():
-    summary = run_arena(["hard", "easy", "easy", "easy"], matches=30, seed=1, **HARD)
-    assert summary["strategies"]["hard"]["win_rate"]["low"] > 0.6
+    report = run_arena(["hard", "easy", "easy", "easy"], matches=30, seed=1, **HARD)
+    assert report["strategies"]["hard"]["win_rate"]["low"] > 0.6
 
 
 def test_hard_beats_normal():
-    summary = run_arena(["hard", "normal", "normal", "normal"], matches=60, seed=1, **HARD)
-    assert summary["strategies"]["hard"]["win_rate"]["low"] > 0.4
+    report = run_arena(["hard", "normal", "normal", "normal"], matches=60, seed=1, **HARD)
+    assert report["strategies"]["hard"]["win_rate"]["low"] > 0.4
 
 
 def test_command_prints_one_json_object(capsys):
     assert main(["arena", "--seats", "normal,easy", "--matches", "4", "--seed", "2", "--rules", "quick",
                  "--json"]) == 0
-    summary = json.loads(capsys.readouterr().out)
-    assert summary["seats"] == ["normal", "easy"] and summary["preset"] == "quick"
+    report = json.loads(capsys.readouterr().out)
+    assert report["seats"] == ["normal", "easy"] and report["preset"] == "quick"
 
 
 def test_command_prints_a_table(capsys):

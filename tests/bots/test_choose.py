@@ -1,4 +1,4 @@
-"""Every bot plays only legal cards and sees only its own seat's view (RULES.md §2.4, §2.6)."""
+"""Every bot plays only legal cards and sees only its own seat's view (docs/rules.md §2.4, §2.6)."""
 
 import dataclasses
 import random

@@ -1,4 +1,4 @@
-"""Reading a seat's knowledge of the deal from its view (RULES.md §2.3–2.6, §3)."""
+"""Reading a seat's knowledge of the deal from its view (docs/rules.md §2.3–2.6, §3)."""
 
 import random
 

@@ -1,4 +1,4 @@
-"""The estimated share of the win that the search maximises (RULES.md §2.8, §2.10)."""
+"""The estimated share of the win that the search maximises (docs/rules.md §2.8, §2.10)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Sampled hidden hands and the matches rebuilt from them (RULES.md §2.2–2.5)."""
+"""Sampled hidden hands and the matches rebuilt from them (docs/rules.md §2.2–2.5)."""
 
 import random
 

@@ -148,7 +148,7 @@ def rank(code: str) -> int:
 
 
 def expected_legal(hand: list[str], trick: list[str]) -> set[str]:
-    """The cards of ``hand`` that may follow ``trick`` under the house rules (RULES.md §2.4).
+    """The cards of ``hand`` that may follow ``trick`` under the house rules (docs/rules.md §2.4).
 
     The leader plays anything; a follower a card at least as high as the
     highest in the trick, or any card of their lowest rank.

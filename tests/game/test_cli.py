@@ -1,4 +1,4 @@
-"""The command line: ``verify``, ``simulate`` and ``bench engine``."""
+"""The command line: ``verify``, ``simulate``, ``bench engine`` and the rules options in its help."""
 
 import io
 import json
@@ -11,6 +11,7 @@ import pytest
 
 from app.cli import main, rules_from_text
 from app.game import InvalidRules, Rules, preset, to_record
+from app.game.rules import CHOICE, MAX_PLAYERS, MIN_PLAYERS, OPTIONS
 from app.game.simulate import play_random_match
 
 CASES = sorted((Path(__file__).parent.parent / "data" / "records").glob("*.json"))
@@ -105,15 +106,15 @@ def test_verify_as_a_process_exit_status(files):
 
 def test_simulate_with_a_preset(capsys):
     assert main(["simulate", "--players", "3", "--rules", "quick", "--count", "5", "--seed", "2", "--json"]) == 0
-    summary = json.loads(capsys.readouterr().out)
-    assert summary["matches"] == 5 and summary["players"] == 3 and summary["seed"] == 2
-    assert summary["rules"] == preset("quick").to_dict()
-    assert summary["deals_per_match"] >= 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["matches"] == 5 and report["players"] == 3 and report["seed"] == 2
+    assert report["rules"] == preset("quick").to_dict()
+    assert report["deals_per_match"] >= 1
     # 3 cards to each of the 2 or 3 players still in, every deal
-    deals = summary["deals_per_match"]
-    assert 2 * 3 * deals - 0.1 <= summary["plays_per_match"] <= 3 * 3 * deals + 0.1
-    assert len(summary["win_share"]) == 3 and sum(summary["win_share"]) == pytest.approx(1, abs=1e-3)
-    assert 2 <= summary["penalty_per_deal"] <= 14
+    deals = report["deals_per_match"]
+    assert 2 * 3 * deals - 0.1 <= report["plays_per_match"] <= 3 * 3 * deals + 0.1
+    assert len(report["win_share"]) == 3 and sum(report["win_share"]) == pytest.approx(1, abs=1e-3)
+    assert 2 <= report["penalty_per_deal"] <= 14
 
 
 def test_simulate_with_json_rules_and_the_same_seed_gives_the_same_results(capsys):
@@ -127,7 +128,7 @@ def test_simulate_with_json_rules_and_the_same_seed_gives_the_same_results(capsy
         {key: value for key, value in again.items() if key != "seconds"}
 
 
-def test_simulate_prints_a_readable_summary(capsys):
+def test_simulate_prints_a_readable_report(capsys):
     assert main(["simulate", "--players", "2", "--count", "3"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("3 matches, 2 players, seed 0")
@@ -147,6 +148,27 @@ def test_bad_options_exit_with_status_2(argv, capsys):
         main(argv)
     assert caught.value.code == 2
     assert capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["simulate", "arena"])
+def test_the_help_lists_every_rules_option_from_the_engines_table(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    shown = capsys.readouterr().out
+    for option in OPTIONS:
+        line = next(line for line in shown.splitlines() if line.split()[:1] == [option.name])
+        assert line.endswith(f"(default {option.default})")
+        assert all(word in line for word in option.choices)
+        assert option.kind == CHOICE or f"{option.low} … {option.high}" in line
+
+
+def test_simulate_takes_the_engines_seat_limits(capsys):
+    for players in (MIN_PLAYERS, MAX_PLAYERS):
+        assert main(["simulate", "--players", str(players), "--count", "1", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["players"] == players
+    for players in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
+        with pytest.raises(SystemExit):
+            main(["simulate", "--players", str(players)])
 
 
 def test_bench_engine_prints_one_json_line(capsys):

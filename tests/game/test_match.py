@@ -1,4 +1,4 @@
-"""Match transitions, scenario by scenario: the house rules (RULES.md §2) and every option of §3.
+"""Match transitions, scenario by scenario: the house rules (docs/rules.md §2) and every option of §3.
 
 Scenarios are written in card codes. Unless said otherwise there are three
 players, Ana (seat 0), Ben (1) and Cy (2). Many scenarios use 3-card hands
@@ -23,6 +23,7 @@ from app.game import (
     InvalidMatch,
     MatchOver,
     NotYourTurn,
+    Refusal,
     Rules,
     deal_cards,
     deal_hands,
@@ -46,7 +47,7 @@ from tests.game.helpers import cards, events_of, hand, next_deal, play_codes, st
 QUICK = Rules(hand_size=3)
 
 # A whole 7-card deal under the house rules whose last trick is the worked
-# example of RULES.md §2: Ana leads 9C, Ben plays 2S, Cy plays 9H. Cy deals,
+# example of docs/rules.md §2: Ana leads 9C, Ben plays 2S, Cy plays 9H. Cy deals,
 # so Ana leads the first trick.
 EXAMPLE_HANDS = ("4S 5S 6C 7S 9C QC AH", "2S 5C 6D 8S KC AC AD", "2C 4D 5D 7C 7H 9H JC")
 EXAMPLE_PLAYS = "6C 6D 2C  AD 4D 4S  AC 5D AH  7S KC 7H  8S 7C 5S  5C JC QC  9C 2S 9H"
@@ -214,7 +215,8 @@ def test_worked_example_a_follower_may_play_their_lowest_card_and_keep_the_king(
     assert match.legal_cards(1) == hand("2S KH")
     error = refused(match, lambda m: play(m, "6D"), IllegalPlay)
     assert error.code == "illegal_play"
-    assert "2S" in error.message
+    assert error.refusal == match.refusal(1, "6D")
+    assert error.refusal.lowest == cards("2S")
     match, events = play_codes(match, "2S 9H")
     # The two nines tie and Cy played later, so Cy wins and leads next.
     assert events_of(events, TrickWon) == [TrickWon(seat=2, card=Card.parse("9H"), trick=0)]
@@ -257,12 +259,22 @@ def test_legal_cards_are_empty_for_a_seat_not_to_play():
     assert match.is_legal(0, Card.parse("KH"))
 
 
-def test_illegal_reason_explains_in_words():
+def test_a_refusal_says_why_with_a_code_and_the_facts():
     match, _ = play_codes(start("9C 7D 4S", "KH 6D 2S", "9H 8C 3D", dealer=2, rules=QUICK), "9C")
-    assert match.illegal_reason(1, "2S") is None
-    assert "9" in match.illegal_reason(1, "6D") and "2S" in match.illegal_reason(1, "6D")
-    assert "not in your hand" in match.illegal_reason(1, "AS")
-    assert "turn" in match.illegal_reason(2, "9H")
+    assert match.refusal(1, "2S") is None
+    assert match.refusal(1, "6D") == Refusal("match_or_lowest", card=Card.parse("6D"), highest=Card.parse("9C"),
+                                             lowest=cards("2S"))
+    assert match.refusal(1, "AS") == Refusal("card_not_in_hand", card=Card.parse("AS"))
+    assert match.refusal(2, "9H") == Refusal("not_your_turn", seat=1, player="Ben")
+    with pytest.raises(InvalidCard):
+        match.refusal(1, "1X")
+
+
+def test_a_refusal_lists_every_lowest_card_of_equal_rank():
+    match, _ = play_codes(start("9C 7D 4S", "2D KH 2S", "9H 8C 3D", dealer=2, rules=QUICK), "9C")
+    assert match.refusal(1, "2D") is None
+    match, _ = play_codes(start("9C 7D 4S", "2D 6H 2S", "9H 8C 3D", dealer=2, rules=QUICK), "9C")
+    assert match.refusal(1, "6H").lowest == cards("2D 2S")
 
 
 # ---------------------------------------------------------------------------
@@ -386,7 +398,7 @@ def test_the_second_crossing_eliminates():
 
 
 def next_active_left_of(match, seat):
-    """The first seat after ``seat``, clockwise, that is still in (RULES.md §2.9)."""
+    """The first seat after ``seat``, clockwise, that is still in (docs/rules.md §2.9)."""
     count = match.seat_count
     return next(s % count for s in range(seat + 1, seat + count + 1) if match.is_active(s % count))
 
@@ -471,7 +483,7 @@ def test_playing_out_of_turn():
     match = start("2C 3C 4C", "2D 3D 4D", "2H 3H 4H", dealer=2, rules=QUICK)
     error = refused(match, lambda m: play(m, "2D", seat=1), NotYourTurn)
     assert error.code == "not_your_turn"
-    assert "Ana" in error.message
+    assert error.refusal == Refusal("not_your_turn", seat=0, player="Ana")
     assert play(match, "2C", seat=0)[0].turn == 1
 
 
@@ -590,7 +602,8 @@ def test_must_match_a_follower_holding_a_high_enough_card_must_play_one():
     match, _ = play_codes(start("9C 7D 4S", "KH 6D 2S", "9H 8C 3D", dealer=2, rules=MUST_MATCH), "9C")
     assert match.legal_cards(1) == hand("KH")
     error = refused(match, lambda m: play(m, "2S"), IllegalPlay)
-    assert "must play" in error.message
+    assert error.refusal == Refusal("must_match", card=Card.parse("2S"), highest=Card.parse("9C"),
+                                    lowest=cards("2S"))
 
 
 def test_must_match_any_high_enough_card_will_do():
@@ -619,7 +632,8 @@ def test_forces_lowest_a_led_ace_forces_every_followers_lowest_card(follow):
     match, _ = play_codes(start("AS 7D 4S", "AH 4C 8D", "2C 3C 5C", dealer=2, rules=rules), "AS")
     assert match.legal_cards(1) == hand("4C")
     error = refused(match, lambda m: play(m, "AH"), IllegalPlay)
-    assert "ace was led" in error.message
+    assert error.refusal == Refusal("lowest_after_ace", card=Card.parse("AH"), highest=Card.parse("AS"),
+                                    lowest=cards("4C"))
     match, events = play_codes(match, "4C 2C")
     assert events_of(events, TrickWon) == [TrickWon(0, Card.parse("AS"), 0)]
 
@@ -843,6 +857,56 @@ def test_penalty_to_lowest_among_equal_lowest_the_later_pays():
 def test_penalty_to_highest_is_the_trick_winner():
     match, _ = cy_takes_the_last_trick_with("9H", rules=Rules(hand_size=3, penalty_to="highest"))
     assert match.scores == (0, 0, 9)
+
+
+# ---------------------------------------------------------------------------
+# §3 settled case: penalty_to lowest with last_trick_tie all_tied
+
+
+LOWEST_ALL_TIED = Rules(hand_size=3, penalty_to="lowest", last_trick_tie="all_tied")
+
+
+def equal_lowest_last_trick(rules, scores=(0, 0, 0)):
+    """Ana wins two tricks with aces; in the last trick Ana 2S and Ben 2H tie lowest under Cy's KS."""
+    match = start("AH AD 2S", "2C 2D 2H", "4C 5C KS", dealer=2, rules=rules, scores=scores)
+    return play_codes(match, "AH 2C 4C  AD 2D 5C  2S 2H KS")
+
+
+def test_penalty_to_lowest_all_tied_every_equal_lowest_pays_the_highest_value():
+    match, events = equal_lowest_last_trick(LOWEST_ALL_TIED)
+    assert match.scores == (13, 13, 0)
+    assert events_of(events, PenaltyScored) == [PenaltyScored(0, 13, Card.parse("KS"), 13),
+                                                PenaltyScored(1, 13, Card.parse("KS"), 13)]
+
+
+def test_penalty_to_lowest_all_tied_a_single_lowest_pays_alone():
+    match, events = cy_takes_the_last_trick_with("9H", rules=LOWEST_ALL_TIED)
+    assert match.scores == (9, 0, 0)
+    assert events_of(events, PenaltyScored) == [PenaltyScored(0, 9, Card.parse("9H"), 9)]
+
+
+def test_penalty_to_lowest_all_tied_when_every_card_is_equal_everyone_pays():
+    match = start("AH AD 9C", "2C 3C 9D", dealer=1, rules=LOWEST_ALL_TIED)
+    match, events = play_codes(match, "AH 2C  AD 3C  9C 9D")
+    assert match.scores == (9, 9)
+    assert [event.seat for event in events_of(events, PenaltyScored)] == [0, 1]
+
+
+def test_penalty_to_lowest_all_tied_under_a_forcing_ace_the_equal_lowest_pay_the_ace():
+    rules = LOWEST_ALL_TIED.changed(ace_lead="forces_lowest")
+    match = start("2C 3C 4C", "2D 3D 4D", "KH KD AS", dealer=1, rules=rules)
+    match, events = play_codes(match, "KH 2C 2D  KD 3C 3D  AS 4C 4D")
+    assert events_of(events, TrickWon)[-1] == TrickWon(2, Card.parse("AS"), 2)
+    assert match.scores == (14, 14, 0)
+
+
+def test_penalty_to_lowest_all_tied_several_players_cross_in_one_deal():
+    match, events = equal_lowest_last_trick(LOWEST_ALL_TIED, scores=(14, 16, 5))
+    # Both pay 13: Ana 27 and Ben 29 cross; each continues on the highest total
+    # of the others before this deal's penalties.
+    assert events_of(events, LifeLost) == [LifeLost(0, 1, 16), LifeLost(1, 1, 14)]
+    assert match.scores == (16, 14, 5)
+    assert match.lives == (1, 1, 2)
 
 
 # ---------------------------------------------------------------------------

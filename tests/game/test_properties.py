@@ -3,7 +3,7 @@
 Each example plays a whole match card by card through :func:`play`, every
 card chosen among the legal ones by a seeded policy (uniform, lowest,
 highest, or a mix), and checks one invariant along the way. A small
-reference model written from RULES.md (legal cards, trick winner, who pays,
+reference model written from docs/rules.md (legal cards, trick winner, who pays,
 lives) is checked against the engine at every step.
 """
 
@@ -33,12 +33,13 @@ ANY_RULES = st.builds(
     match_length=st.one_of(st.just("elimination"), st.integers(1, 50)),
 )
 # Ties on the last trick with one life and a low threshold: deals that would leave
-# nobody in, and so the revival rule of RULES.md §3, come up often.
+# nobody in, and so the revival rule of docs/rules.md §3, come up often.
 REVIVAL_PRONE = st.builds(
     Rules,
     hand_size=st.integers(3, 4),
     ace_lead=st.sampled_from(ACE_LEAD),
     last_trick_tie=st.just("all_tied"),
+    penalty_to=st.sampled_from(PENALTY_TO),
     threshold=st.integers(10, 15),
     lives=st.just(1),
     match_length=st.one_of(st.just("elimination"), st.integers(1, 6)),
@@ -81,7 +82,7 @@ def fresh_match(rules: Rules, players: int):
 
 
 # ---------------------------------------------------------------------------
-# A reference model of RULES.md §2.4–2.8 and §3, independent of the engine
+# A reference model of docs/rules.md §2.4–2.8 and §3, independent of the engine
 
 
 def is_forced(rules: Rules, lead: Card, trick_index: int) -> bool:
@@ -116,7 +117,8 @@ def expected_penalty(rules: Rules, trick: list[tuple[int, Card]]) -> tuple[list[
     top = max(card.rank for _, card in trick)
     if rules.penalty_to == "lowest":
         low = min(card.rank for _, card in trick)
-        return [[seat for seat, card in trick if card.rank == low][-1]], top
+        lowest = [seat for seat, card in trick if card.rank == low]
+        return (lowest if rules.last_trick_tie == "all_tied" else lowest[-1:]), top
     if rules.last_trick_tie == "all_tied":
         return [seat for seat, card in trick if card.rank == top], top
     return [expected_winner(rules, trick, rules.hand_size - 1)], top
@@ -220,7 +222,7 @@ def test_every_card_of_a_deal_is_played_exactly_once(rules, players, seed, polic
 @PROPERTY
 @given(rules=RULES, players=PLAYERS, seed=SEEDS, policy=POLICIES)
 def test_players_still_in_are_below_the_threshold_after_every_deal_unless_reinstated(rules, players, seed, policy):
-    # A player still in after a deal is below the threshold, with one exception (RULES.md §3):
+    # A player still in after a deal is below the threshold, with one exception (docs/rules.md §3):
     # when a deal would have left nobody in, the lowest of those just eliminated stay in on
     # their total, which may be at or above the threshold, with exactly one life, until
     # their next penalty eliminates them (or reinstates them again).

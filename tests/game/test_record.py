@@ -1,4 +1,4 @@
-"""Match records (RULES.md §4): export, replay, and the first fault of a faulty record."""
+"""Match records (docs/rules.md §4): export, replay, and the first fault of a faulty record."""
 
 import copy
 import json
@@ -7,7 +7,7 @@ import random
 import pytest
 
 from app.game import NotARecord, RecordFault, Rules, check_record, deal_cards, play, replay, to_record
-from app.game.record import FORMAT, summary
+from app.game.record import FORMAT, outcome
 from app.game.simulate import play_random_match
 from tests.game.helpers import play_codes, start, table
 
@@ -113,7 +113,7 @@ def test_omitted_rules_take_their_defaults():
     assert replay(record).rules == Rules()
 
 
-def test_a_valid_record_is_summarised():
+def test_a_valid_record_gives_its_outcome():
     match = finished_match(4, seed=2)
     result = check_record(record_of(match))
     assert result == {
@@ -121,10 +121,10 @@ def test_a_valid_record_is_summarised():
         "eliminated": [lives == 0 for lives in match.lives], "winners": list(match.winners),
         "deals": match.deals_completed,
     }
-    assert result == summary(match)
+    assert result == outcome(match)
 
 
-def test_a_record_in_progress_is_summarised_as_not_finished():
+def test_a_record_in_progress_gives_an_unfinished_outcome():
     match, _ = play_codes(start(*EXAMPLE_HANDS, dealer=2), "6C 6D 2C AD")
     result = check_record(to_record(match))
     assert result["ok"] and not result["finished"] and result["deals"] == 0 and result["winners"] == []
@@ -181,7 +181,7 @@ def test_a_card_not_in_the_players_hand(record):
     other = next(code for code in deal["hands"][(seat + 1) % 3] if code not in deal["plays"][:4])
     deal["plays"][4] = other
     result = fault(record, deal=0, play=4, seat=seat, card=other)
-    assert result["reason"].startswith("card not in hand")
+    assert result["reason"] == f"card not in hand: {other}"
 
 
 def test_an_illegal_play(record):
@@ -194,7 +194,7 @@ def test_an_illegal_play(record):
             seat = match.turn
             deal["plays"][index] = illegal[0].code
             result = fault(record, deal=0, play=index, seat=seat, card=illegal[0].code)
-            assert result["reason"].startswith("illegal play")
+            assert result["reason"] == f"illegal play: {match.refusal(seat, illegal[0])}"
             return
         match, _ = play(match, code)
     pytest.fail("no illegal play was possible in this deal")

@@ -1,9 +1,21 @@
-"""The rules object: defaults, every option of RULES.md §3, validation and presets."""
+"""The rules object and its option table: defaults, every option of docs/rules.md §3, validation, presets."""
 
 import pytest
 
 from app.game import PRESETS, InvalidRules, Rules, preset
-from app.game.rules import ACE_LEAD, FOLLOW, LAST_TRICK_TIE, PENALTY_TO, preset_name
+from app.game.rules import (
+    ACE_LEAD,
+    CHOICE,
+    FOLLOW,
+    LAST_TRICK_TIE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUMBER,
+    NUMBER_OR_WORD,
+    OPTIONS,
+    PENALTY_TO,
+    preset_name,
+)
 
 DEFAULTS = {
     "hand_size": 7, "follow": "match_or_lowest", "ace_lead": "ordinary", "last_trick_tie": "last_played",
@@ -122,14 +134,52 @@ def test_an_unknown_preset_is_refused(name):
     assert caught.value.option == "preset"
 
 
-def test_describe_follows_the_options():
-    default = " ".join(Rules().describe())
-    assert "21" in default and "2 lives" in default and "lowest card" in default
-    assert "last player left" in default.lower()
-    custom = " ".join(Rules(lives=1, threshold=30, match_length=5, follow="must_match",
-                            ace_lead="forces_lowest").describe())
-    assert "30" in custom and "1 life" in custom and "5 deals" in custom
-    assert "must play" in custom or "if you can" in custom
-    assert "ace" in custom
-    assert " ".join(Rules(penalty_to="lowest").describe()).lower().count("inverse") == 1
-    assert "3 others" in " ".join(Rules(second_life_min_opponents=3).describe())
+
+# ---------------------------------------------------------------------------
+# The option table: one definition of every option's values and default
+
+
+def test_the_table_has_every_field_of_the_rules_with_its_default():
+    from dataclasses import fields
+
+    assert sorted(option.name for option in OPTIONS) == sorted(field.name for field in fields(Rules))
+    assert {option.name: option.default for option in OPTIONS} == DEFAULTS
+
+
+def test_the_table_holds_the_values_of_docs_rules_section_3():
+    table = {option.name: option for option in OPTIONS}
+    assert [table[name].choices for name in ("follow", "ace_lead", "last_trick_tie", "penalty_to")] == [
+        FOLLOW, ACE_LEAD, LAST_TRICK_TIE, PENALTY_TO]
+    assert {name: (table[name].low, table[name].high) for name in
+            ("hand_size", "threshold", "lives", "second_life_min_opponents", "match_length")} == {
+        "hand_size": (3, 7), "threshold": (10, 100), "lives": (1, 3),
+        "second_life_min_opponents": (1, MAX_PLAYERS - 1), "match_length": (1, 50)}
+    assert table["match_length"].kind == NUMBER_OR_WORD and table["match_length"].choices == ("elimination",)
+    assert {option.kind for option in OPTIONS} == {CHOICE, NUMBER, NUMBER_OR_WORD}
+
+
+@pytest.mark.parametrize("option", OPTIONS, ids=[option.name for option in OPTIONS])
+def test_every_value_in_the_table_makes_rules_and_its_neighbours_do_not(option):
+    for value in (*option.choices, *option.numbers):
+        assert option.allows(value)
+        assert getattr(Rules(**{option.name: value}), option.name) == value
+    outside = (option.low - 1, option.high + 1) if option.kind != CHOICE else (0, 1)  # a choice takes no number
+    for value in (*outside, True, f"{option.default}x", None, 7.0):
+        assert not option.allows(value)
+        with pytest.raises(InvalidRules) as caught:
+            Rules(**{option.name: value})
+        assert caught.value.option == option.name
+
+
+def test_a_refusal_says_what_the_option_takes():
+    table = {option.name: option for option in OPTIONS}
+    with pytest.raises(InvalidRules, match="follow must be one of match_or_lowest, must_match, not 'any'"):
+        table["follow"].check("any")
+    with pytest.raises(InvalidRules, match="lives must be a whole number from 1 to 3, not 4"):
+        table["lives"].check(4)
+    with pytest.raises(InvalidRules, match="match_length must be a whole number from 1 to 50 or 'elimination'"):
+        table["match_length"].check(0)
+
+
+def test_the_seat_limits():
+    assert (MIN_PLAYERS, MAX_PLAYERS) == (2, 7)

@@ -68,6 +68,13 @@ def test_penalties_per_deal():
     assert penalties_per_deal(match) == [[9, 9, 9]]
 
 
+def test_penalties_per_deal_with_inverse_cucumber_and_all_tied():
+    rules = Rules(hand_size=3, penalty_to="lowest", last_trick_tie="all_tied")
+    match = start("AH AD 2S", "2C 2D 2H", "4C 5C KS", dealer=2, rules=rules)
+    match, _ = play_codes(match, "AH 2C 4C  AD 2D 5C  2S 2H KS")
+    assert penalties_per_deal(match) == [[13, 13, 0]]
+
+
 def test_every_seat_gets_a_place_and_the_winner_is_first():
     for seed in range(20):
         match = play_random_match(5, Rules(), random.Random(seed))

@@ -1,4 +1,4 @@
-"""Deal summaries: who took the last trick, who paid, lives, eliminations, the end, in words."""
+"""Deal summaries: who took the last trick, who paid, lives, eliminations, the end."""
 
 from __future__ import annotations
 
@@ -24,12 +24,7 @@ def test_a_deal_end_is_summarised():
     assert (summary.trick_winner, summary.card) == (2, Card.parse("8S"))
     assert summary.penalties == ((2, 8, Card.parse("8S"), 22),)
     assert summary.lives_lost == ((2, 1, 12),)
-    assert summary.eliminated == () and summary.winners == ()
-    assert summary.sentences(["Ana", "Ben", "Cy"]) == [
-        "Cy took the last trick with 8♠.",
-        "Cy scores 8 penalty points, now on 22.",
-        "Cy reached the threshold and loses a life (1 life left), continuing on 12 points.",
-    ]
+    assert summary.eliminated == () and summary.reinstated == () and summary.winners == ()
 
 
 def test_an_elimination_and_the_end_of_the_match_are_summarised():
@@ -37,10 +32,8 @@ def test_an_elimination_and_the_end_of_the_match_are_summarised():
     match = start("9C 4D 5D", "2S 3C 6H", dealer=1, rules=rules, scores=[18, 0])
     match, events = play_codes(match, "9C 2S 5D 6H 3C 4D")
     summary = summarize_deal(events)
-    lines = summary.sentences(["Ana", "Ben"])
     assert summary.eliminated == ((0, 22),) and summary.winners == (1,)
-    assert "Ana is eliminated with 22 points." in lines
-    assert lines[-1] == "Ben wins the match!"
+    assert summary.lives_lost == ()
 
 
 def test_the_inverse_penalty_names_the_card_whose_value_is_paid():
@@ -49,4 +42,12 @@ def test_the_inverse_penalty_names_the_card_whose_value_is_paid():
     match, events = play_codes(match, "9C 2S 4D 3C KD 6H")
     summary = summarize_deal(events)
     assert summary.trick_winner == 0 and summary.penalties == ((1, 13, Card.parse("KD"), 13),)
-    assert "Ben scores 13 penalty points (the value of K♦), now on 13." in summary.sentences(["Ana", "Ben"])
+
+
+def test_every_equal_lowest_card_paying_under_inverse_cucumber_is_summarised():
+    rules = Rules(hand_size=3, penalty_to="lowest", last_trick_tie="all_tied")
+    match = start("AH AD 2S", "2C 2D 2H", "4C 5C KS", dealer=2, rules=rules)
+    match, events = play_codes(match, "AH 2C 4C  AD 2D 5C  2S 2H KS")
+    summary = summarize_deal(events)
+    assert summary.trick_winner == 2
+    assert summary.penalties == ((0, 13, Card.parse("KS"), 13), (1, 13, Card.parse("KS"), 13))
