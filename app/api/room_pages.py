@@ -6,7 +6,7 @@ which sends the regions of ``room.html`` that changed for that viewer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from fastapi import APIRouter, Form, Request, WebSocket
@@ -27,7 +27,18 @@ from app.settings import Settings
 
 router = APIRouter()
 
-LIVE_REGIONS = ["status", "seats", "trick", "hand", "summary", "controls", "join", "rules"]
+LIVE_REGIONS: dict[str, Callable[[RoomView], Hashable]] = {
+    "status": lambda view: (view.you_seat, view.you_are_host),
+    "seats": lambda view: (view.you_seat, view.you_are_host),
+    "trick": lambda view: view.you_seat,
+    "hand": lambda view: view.you_seat,
+    "summary": lambda view: None,
+    "controls": lambda view: (view.you_seat is None, view.you_are_host),
+    "join": lambda view: view.you_seat is None,
+    "rules": lambda view: view.you_are_host,
+}
+"""The table page's live regions (their element ids, in page order), each with what of the viewer it
+depends on: viewers alike in that share one rendering of the region per version."""
 
 
 @router.post("/rooms", name="create_room_form")
@@ -113,10 +124,20 @@ class PageRenderer:
         self.context = context
         self.sent: dict[str, str] = {}
 
-    def render(self, view: RoomView) -> dict[str, str]:
-        """Every live region of the table page for ``view``, by element id."""
+    def render(self, view: RoomView, shared: dict[Any, Any]) -> dict[str, str]:
+        """Every live region of the table page for ``view``, by element id.
+
+        A region is rendered once per version for all viewers alike in what
+        it depends on (:data:`LIVE_REGIONS`), and kept in ``shared``.
+        """
         values = {**self.context, "view": view}
-        return {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
+        regions = {}
+        for name, depends in LIVE_REGIONS.items():
+            key = (self.kind, name, depends(view))
+            if key not in shared:
+                shared[key] = render_blocks("room.html", [name], values)
+            regions[name] = shared[key]
+        return regions
 
     def frame(self, regions: dict[str, str], *, whole: bool = False) -> str | None:
         """The regions that differ from what this connection last got (all of them if ``whole``), or ``None``."""

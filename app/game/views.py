@@ -157,13 +157,7 @@ def view_for(match: Match, seat: int | None) -> MatchView:
         )
         for s, name in enumerate(match.players)
     )
-    you = None
-    if seat is not None:
-        legal = set(match.legal_cards(seat))
-        you = HandView(seat, tuple(
-            HandCard(card, card in legal, None if card in legal else match.refusal(seat, card))
-            for card in match.hand(seat)
-        ))
+    you = hand_view(match, seat) if seat is not None else None
     return MatchView(
         rules=match.rules,
         seats=seats_view,
@@ -179,3 +173,19 @@ def view_for(match: Match, seat: int | None) -> MatchView:
         winners=match.winners,
         you=you,
     )
+
+
+def hand_view(match: Match, seat: int) -> HandView:
+    """The private part of ``seat``'s view: their own hand, each card's legality and why not.
+
+    ``view_for(match, seat)`` is ``view_for(match, None)`` with this as ``you``,
+    so a server can build the public part once for every viewer. Raises
+    ``IndexError`` for a seat that is not in the match.
+    """
+    if not 0 <= seat < match.seat_count:
+        raise IndexError(f"no seat {seat} in this match")
+    legal = set(match.legal_cards(seat))
+    return HandView(seat, tuple(
+        HandCard(card, card in legal, None if card in legal else match.refusal(seat, card))
+        for card in match.hand(seat)
+    ))

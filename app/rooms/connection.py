@@ -35,8 +35,12 @@ class Renderer(Protocol):
 
     kind: str
 
-    def render(self, view: RoomView) -> Any:
-        """The payload for a viewer's :class:`RoomView` (shared by viewers who see alike)."""
+    def render(self, view: RoomView, shared: dict[Any, Any]) -> Any:
+        """The payload for a viewer's :class:`RoomView` (shared by viewers who see alike).
+
+        ``shared`` lives for one version of the room: a renderer may keep
+        there, under keys of its own, what it can reuse for other viewers.
+        """
 
     def frame(self, payload: Any, *, whole: bool = False) -> str | None:
         """The text frame for this connection from a rendered payload (``None``: nothing to send).

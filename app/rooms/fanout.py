@@ -1,7 +1,10 @@
 """Sending a room's new state to its connections, each as that viewer may see it.
 
-Viewers who see alike (same seat, same host role, same kind of client) share
-one rendering per version: a view is built and rendered once for them all.
+Everything public is built once per version: the public view, and whatever
+renderers share between viewers (the JSON of the public state, the page
+regions that do not depend on who looks). Each kind of viewer (seat, host
+role, kind of client) then costs only its own part: their hand and the
+pieces that name them.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 
 from app.rooms.connection import Connection
 from app.rooms.lobby import seat_of
-from app.rooms.views import Table, room_view
+from app.rooms.views import RoomView, Table, public_view, viewer_view
 
 log = logging.getLogger(__name__)
 
@@ -20,29 +23,48 @@ ViewerKey = tuple[int | None, bool, str]
 """What decides a viewer's rendering: seat (``None``: spectator), whether host, renderer kind."""
 
 
-def viewer_key(table: Table, conn: Connection) -> ViewerKey:
-    """How ``conn``'s viewer sees ``table``: their seat, whether they host, and their kind of client."""
-    return seat_of(table.seats, conn.token_hash), conn.token_hash is not None and conn.token_hash == table.host, conn.kind
+class Renderings:
+    """What has been built of one version of a room so far, filled in as viewers need it.
+
+    ``payloads`` holds each kind of viewer's rendered state; ``shared`` the
+    pieces renderers reuse between viewers of this version (each renderer
+    keys its own).
+    """
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.payloads: dict[ViewerKey, Any] = {}
+        self.shared: dict[Any, Any] = {}
+        self._public: RoomView | None = None
+
+    def view(self, seat: int | None, host: bool) -> RoomView:
+        """The view of the viewer in ``seat`` (host or not), built on the public view made once."""
+        if self._public is None:
+            self._public = public_view(self.table)
+        return viewer_view(self._public, self.table, seat, host=host)
+
+    def key(self, conn: Connection) -> ViewerKey:
+        """How ``conn``'s viewer sees the table: their seat, whether they host, and their kind of client."""
+        token = conn.token_hash
+        return seat_of(self.table.seats, token), token is not None and token == self.table.host, conn.kind
 
 
-def send_state(table: Table, connections: Iterable[Connection], rendered: dict[ViewerKey, Any],
-               *, whole: bool = False) -> None:
-    """Queue the state of ``table`` for each of ``connections``, rendered once per kind of viewer.
+def send_state(renderings: Renderings, connections: Iterable[Connection], *, whole: bool = False) -> None:
+    """Queue the state in ``renderings`` for each of ``connections``, rendered once per kind of viewer.
 
-    ``rendered`` holds what was rendered for ``table``'s version so far, by
-    viewer; it is filled in as needed, so a later call for the same version
-    (a ``sync``) renders nothing again. ``whole`` sends the whole state even
-    where a connection was sent part of it before. A connection whose
-    rendering fails is dropped alone (closed with 1011); the others still get
-    the state.
+    A later call for the same version (a ``sync``) renders nothing again.
+    ``whole`` sends the whole state even where a connection was sent part of
+    it before. A connection whose rendering fails is dropped alone (closed
+    with 1011); the others still get the state.
     """
     for conn in connections:
-        key = viewer_key(table, conn)
+        key = renderings.key(conn)
         try:
-            if key not in rendered:
+            if key not in renderings.payloads:
                 seat, host, _ = key
-                rendered[key] = conn.renderer.render(room_view(table, seat, host=host))
-            conn.deliver(rendered[key], whole=whole)
+                renderings.payloads[key] = conn.renderer.render(renderings.view(seat, host), renderings.shared)
+            conn.deliver(renderings.payloads[key], whole=whole)
         except Exception:
-            log.exception("room %s: could not render the state for a %s connection", table.code, conn.kind)
+            log.exception("room %s: could not render the state for a %s connection", renderings.table.code,
+                          conn.kind)
             conn.abort()

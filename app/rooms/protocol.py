@@ -246,6 +246,11 @@ def _trick_json(trick: tuple[TrickCard, ...]) -> list[dict[str, Any]]:
 
 def state_json(view: RoomView) -> dict[str, Any]:
     """The ``state`` object for a view (docs/protocol.md, "The state object")."""
+    return {**public_state_json(view), "you": you_json(view)}
+
+
+def public_state_json(view: RoomView) -> dict[str, Any]:
+    """The ``state`` object without ``you``: the same for every viewer of one version."""
     match = view.match
     summary = view.summary
     return {
@@ -288,17 +293,23 @@ def state_json(view: RoomView) -> dict[str, Any]:
         "match_id": view.match_id,
         "standings": [{"place": line.place, "seat": line.seat, "name": line.name, "score": line.score}
                       for line in view.standings],
-        "you": None if view.you_seat is None and not view.you_are_host else {
-            "seat": view.you_seat,
-            "host": view.you_are_host,
-            "hand": [held.card.code for held in view.hand],
-            "legal": [held.card.code for held in view.hand if held.legal],
-            "reasons": {held.card.code: unplayable(held.reason) for held in view.hand if held.reason is not None},
-        },
     }
 
 
-def _compact(value: dict[str, Any]) -> str:
+def you_json(view: RoomView) -> dict[str, Any] | None:
+    """The state's ``you``: the viewer's seat, whether they host, their hand and what they may play."""
+    if view.you_seat is None and not view.you_are_host:
+        return None
+    return {
+        "seat": view.you_seat,
+        "host": view.you_are_host,
+        "hand": [held.card.code for held in view.hand],
+        "legal": [held.card.code for held in view.hand if held.legal],
+        "reasons": {held.card.code: unplayable(held.reason) for held in view.hand if held.reason is not None},
+    }
+
+
+def _compact(value: dict[str, Any] | None) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -313,13 +324,22 @@ def error_message(code: str, message: str) -> str:
 
 
 class JsonRenderer:
-    """How a JSON-protocol client sees the room: a whole ``state`` frame per version."""
+    """How a JSON-protocol client sees the room: a whole ``state`` frame per version.
+
+    The public part of the frame is encoded once per version and shared by
+    every viewer; only ``you`` is encoded per viewer.
+    """
 
     kind = "json"
 
-    def render(self, view: RoomView) -> str:
-        """The ``state`` frame for ``view``."""
-        return state_message(view)
+    def render(self, view: RoomView, shared: dict[Any, Any]) -> str:
+        """The ``state`` frame for ``view`` (the same text :func:`state_message` gives)."""
+        head = shared.get(self.kind)
+        if head is None:
+            whole = _compact({"type": "state", "version": view.version, "state": {**public_state_json(view),
+                                                                                 "you": None}})
+            head = shared[self.kind] = whole[:-len(',"you":null}}')]
+        return f'{head},"you":{_compact(you_json(view))}}}}}'
 
     def frame(self, payload: str, *, whole: bool = False) -> str:
         """The frame as rendered: every state is complete."""

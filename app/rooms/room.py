@@ -23,7 +23,7 @@ from app.game.rules import Rules
 from app.rooms.autoplay import bot_card
 from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch
-from app.rooms.fanout import ViewerKey, send_state
+from app.rooms.fanout import Renderings, send_state
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore, now
 from app.rooms.presence import Presence
@@ -77,8 +77,7 @@ class Room:
         self._turn = TurnClock(clock())
         self._away: frozenset[int] = frozenset()
         self._timer = Timer(f"room {code}", then=self._reschedule)
-        self._table: Table | None = None
-        self._rendered: dict[ViewerKey, Any] = {}  # what was rendered of this version, by viewer
+        self._renderings: Renderings | None = None
 
     # ------------------------------------------------------------------ queries
 
@@ -103,14 +102,19 @@ class Room:
         return self.presence.connections
 
     def table(self) -> Table:
-        """The room's facts at its current version (built once per version)."""
-        if self._table is None or self._table.version != self.version:
-            self._table = Table(code=self.code, version=self.version, rules=self.lobby.rules, seats=self.seats,
-                                host=self.lobby.host, match=self.match, match_id=self.current.match_id,
-                                last_summary=self.current.last_summary, connected=self.presence.connected_seats(self.seats),
-                                away=self._away, spectators=self.presence.spectators(self.seats),
-                                turn_seconds=self.lobby.turn_seconds, turn_remaining=self.turn_remaining())
-        return self._table
+        """The room's facts at its current version."""
+        return self._rendered().table
+
+    def _rendered(self) -> Renderings:
+        """The current version's facts, and what has been rendered of it so far (built once per version)."""
+        if self._renderings is None or self._renderings.table.version != self.version:
+            self._renderings = Renderings(Table(
+                code=self.code, version=self.version, rules=self.lobby.rules, seats=self.seats,
+                host=self.lobby.host, match=self.match, match_id=self.current.match_id,
+                last_summary=self.current.last_summary, connected=self.presence.connected_seats(self.seats),
+                away=self._away, spectators=self.presence.spectators(self.seats),
+                turn_seconds=self.lobby.turn_seconds, turn_remaining=self.turn_remaining()))
+        return self._renderings
 
     def view_for(self, token_hash: str | None) -> RoomView:
         """The room as the person with ``token_hash`` (``None``: a spectator) sees it now."""
@@ -323,8 +327,7 @@ class Room:
         self._away = self._compute_away()
         self.version += 1
         self.last_active = self._clock()
-        self._rendered = {}
-        send_state(self.table(), self.presence.live(), self._rendered)
+        send_state(self._rendered(), self.presence.live())
         self._reschedule()
 
     # ------------------------------------------------------------------ connections
@@ -347,7 +350,7 @@ class Room:
 
     def send_state(self, conn: Connection) -> None:
         """Queue the whole current state for one connection only (its ``sync``), as already rendered."""
-        send_state(self.table(), [conn], self._rendered, whole=True)
+        send_state(self._rendered(), [conn], whole=True)
 
     # ------------------------------------------------------------------ life cycle and timer
 

@@ -8,13 +8,13 @@ reaches nobody but its owner.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from app.game.match import Match
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
 from app.game.standings import placings
 from app.game.summary import DealSummary
-from app.game.views import HandCard, MatchView, SeatView, view_for
+from app.game.views import HandCard, MatchView, SeatView, hand_view, view_for
 from app.rooms.lobby import Seat, seat_of
 from app.wording import deal_sentences, describe_rules
 
@@ -146,14 +146,11 @@ class Table:
         return "finished" if self.match.finished else "playing"
 
 
-def room_view(table: Table, seat: int | None, *, host: bool = False) -> RoomView:
-    """The view of the room in ``table`` for the player in ``seat`` (``None``: a spectator).
-
-    ``host`` says whether the viewer is the host (seated or not).
-    """
+def public_view(table: Table) -> RoomView:
+    """What everyone may see of the room in ``table``: the view of a spectator who does not host."""
     match = table.match
     phase = table.phase
-    engine_view = view_for(match, seat) if match is not None else None
+    engine_view = view_for(match, None) if match is not None else None
     host_seat = seat_of(table.seats, table.host)
     seats = []
     for index, seat_state in enumerate(table.seats):
@@ -164,7 +161,7 @@ def room_view(table: Table, seat: int | None, *, host: bool = False) -> RoomView
             **{field.name: getattr(public, field.name) for field in fields(SeatView)},
             bot=seat_state.bot,
             is_host=index == host_seat,
-            is_you=index == seat,
+            is_you=False,
             connected=seat_state.is_bot or index in table.connected,
             away=index in table.away,
         ))
@@ -184,9 +181,9 @@ def room_view(table: Table, seat: int | None, *, host: bool = False) -> RoomView
         seats=tuple(seats),
         spectators=table.spectators,
         host_seat=host_seat,
-        you_seat=seat,
-        you_are_host=host,
-        hand=engine_view.you.cards if engine_view is not None and engine_view.you is not None else (),
+        you_seat=None,
+        you_are_host=False,
+        hand=(),
         match=engine_view,
         summary=table.last_summary,
         match_id=table.match_id if match is not None else None,
@@ -194,3 +191,29 @@ def room_view(table: Table, seat: int | None, *, host: bool = False) -> RoomView
         turn_seconds=table.turn_seconds,
         turn_remaining=table.turn_remaining,
     )
+
+
+def viewer_view(public: RoomView, table: Table, seat: int | None, *, host: bool = False) -> RoomView:
+    """The view for the player in ``seat`` (``None``: a spectator), from the room's :func:`public_view`.
+
+    Only the viewer's own part is added: their hand (from the engine's
+    :func:`~app.game.views.hand_view`, so it reaches nobody else), which seat
+    is theirs, and whether they host.
+    """
+    if seat is None and not host:
+        return public
+    match, engine_view, hand = table.match, public.match, None
+    if seat is not None and match is not None and engine_view is not None and seat < match.seat_count:
+        hand = hand_view(match, seat)
+        engine_view = replace(engine_view, you=hand)
+    seats = public.seats if seat is None else tuple(replace(info, is_you=info.seat == seat) for info in public.seats)
+    return replace(public, you_seat=seat, you_are_host=host, hand=hand.cards if hand is not None else (),
+                   match=engine_view, seats=seats)
+
+
+def room_view(table: Table, seat: int | None, *, host: bool = False) -> RoomView:
+    """The view of the room in ``table`` for the player in ``seat`` (``None``: a spectator).
+
+    ``host`` says whether the viewer is the host (seated or not).
+    """
+    return viewer_view(public_view(table), table, seat, host=host)

@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from app.game import Card, Refusal, Rules, deal_cards, play_out_deal, view_for
-from app.game.views import TrickCard
+from app.game import Card, Refusal, Rules, deal_cards, new_match, play, play_out_deal, view_for
+from app.game.views import TrickCard, hand_view
 from tests.game.helpers import cards, hand, play_codes, start, table
 
 QUICK = Rules(hand_size=3)
@@ -144,3 +144,13 @@ def test_views_after_a_random_deal_hide_the_unplayed_pack():
     dealt = set().union(*(match.deal.dealt_hand(seat) for seat in range(3)))
     for viewer in (None, 0, 1, 2):
         assert cards_in(view_for(match, viewer)) <= dealt
+
+
+def test_a_players_view_is_the_public_view_with_their_own_hand():
+    rng = random.Random(11)
+    match, _ = deal_cards(new_match(["Ana", "Ben", "Cy"], Rules(hand_size=4)), rng)
+    for _ in range(6):
+        for seat in range(match.seat_count):
+            assert view_for(match, seat) == dataclasses.replace(view_for(match, None), you=hand_view(match, seat))
+        seat = match.turn
+        match, _ = play(match, rng.choice(match.legal_cards(seat)), seat)

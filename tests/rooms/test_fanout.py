@@ -11,7 +11,7 @@ from app.api.room_pages import PageRenderer
 from app.game.match import deal_cards, new_match
 from app.game.rules import Rules
 from app.rooms.connection import Connection
-from app.rooms.fanout import send_state
+from app.rooms.fanout import Renderings, send_state
 from app.rooms.lobby import Seat
 from app.rooms.presence import Presence
 from app.rooms.views import Table
@@ -43,7 +43,7 @@ class CountingRenderer:
     def __init__(self, renders: list[tuple]) -> None:
         self.renders = renders
 
-    def render(self, view):
+    def render(self, view, shared):
         self.renders.append((view.you_seat, view.you_are_host))
         return f"{view.you_seat}/{view.you_are_host}/{','.join(held.card.code for held in view.hand)}"
 
@@ -69,11 +69,11 @@ async def test_viewers_who_see_alike_share_one_rendering_and_each_gets_their_own
     conns = [Connection(token_hash=token, renderer=CountingRenderer(renders), socket=socket, queue_size=4)
              for token, socket in zip(tokens, sockets, strict=True)]
     tasks = [conn.start() for conn in conns]
-    rendered: dict = {}
-    send_state(table(match), conns, rendered)
+    rendered = Renderings(table(match))
+    send_state(rendered, conns)
     await asyncio.sleep(0)
     assert sorted(renders, key=str) == sorted([(0, True), (1, False), (None, False)], key=str)
-    send_state(table(match), conns[3:], rendered, whole=True)  # a sync: nothing rendered again
+    send_state(rendered, conns[3:], whole=True)  # a sync: nothing rendered again
     await asyncio.sleep(0)
     assert len(renders) == 3 and sockets[3].frames[1] == sockets[3].frames[0]
     hands = [{card.code for card in match.deal.dealt_hand(seat)} for seat in (0, 1)]

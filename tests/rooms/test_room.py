@@ -67,7 +67,7 @@ class VersionRenderer:
 
     kind = "test"
 
-    def render(self, view):
+    def render(self, view, shared):
         return f"v{view.version}"
 
     def frame(self, payload, *, whole=False):
@@ -183,7 +183,7 @@ async def test_a_connection_that_cannot_be_rendered_is_dropped_alone(store):
     class Broken(VersionRenderer):
         kind = "broken"
 
-        def render(self, view):
+        def render(self, view, shared):
             raise RuntimeError("template error")
 
     good = connect(room, good_socket)
