@@ -7,7 +7,6 @@ times with 95% confidence intervals.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -208,34 +207,24 @@ def print_arena(summary: dict[str, Any], out: TextIO) -> None:
     print(f"fair share per seat: {1 / len(summary['seats']):.1%}; time: {summary['seconds']} s", file=out)
 
 
-def arena_command(args: argparse.Namespace, rules: Rules, out: TextIO, err: TextIO,
-                  fail: Callable[[str], None]) -> int:
-    """Run ``cucumber arena`` from its parsed options; return the exit status.
+def arena_command(seats: Sequence[str], *, rules: Rules, matches: int, seed: int, budget_s: float | None,
+                  max_worlds: int | None, as_json: bool, out: TextIO, err: TextIO) -> int:
+    """Run ``cucumber arena``: :func:`run_arena` with progress on ``err``; return the exit status (0).
 
-    ``args`` has ``seats``, ``matches``, ``seed``, ``budget``, ``worlds`` and
-    ``json``; ``rules`` are already parsed. Bad options go to ``fail`` (which
-    is expected to exit). Prints the table (or one JSON object with
-    ``--json``) on ``out`` and progress on ``err``.
+    ``seats``, ``matches``, ``seed``, ``budget_s`` and ``max_worlds`` are
+    :func:`run_arena`'s. Prints the table (:func:`print_arena`), or with
+    ``as_json`` the summary as one JSON object, on ``out``. Raises
+    ``ValueError`` as :func:`run_arena` does.
     """
-    try:
-        seats = parse_seats(args.seats)
-    except ValueError as error:
-        fail(str(error))
-    if args.matches < 1:
-        fail("--matches must be at least 1")
-    if args.budget is not None and not args.budget > 0:
-        fail("--budget must be a positive number of seconds")
-    if args.worlds is not None and args.worlds < 1:
-        fail("--worlds must be at least 1")
-    step = max(1, args.matches // 20)
+    step = max(1, matches // 20)
 
     def progress(done: int, total: int) -> None:
         if done % step == 0 or done == total:
             print(f"cucumber arena: {done}/{total} matches", file=err, flush=True)
 
-    summary = run_arena(seats, matches=args.matches, seed=args.seed, rules=rules, budget_s=args.budget,
-                        max_worlds=args.worlds, progress=progress)
-    if args.json:
+    summary = run_arena(seats, matches=matches, seed=seed, rules=rules, budget_s=budget_s, max_worlds=max_worlds,
+                        progress=progress)
+    if as_json:
         print(json.dumps(summary), file=out)
     else:
         print_arena(summary, out)

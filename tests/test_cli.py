@@ -1,0 +1,44 @@
+"""The ``cucumber`` command's options: bad ones exit with status 2; ``bench engine``; rules options."""
+
+import json
+
+import pytest
+
+from app.cli import main, rules_from_text
+from app.game import InvalidRules, Rules, preset
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "--rules", "poker"],
+    ["simulate", "--rules", '{"threshold": 5}'],
+    ["simulate", "--rules", '{"threshold": '],
+    ["simulate", "--count", "0"],
+    ["simulate", "--players", "8"],
+    ["bench", "engine", "--matches", "0"],
+])
+def test_bad_options_exit_with_status_2(argv, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    assert capsys.readouterr().err
+
+
+def test_bench_engine_prints_one_json_line(capsys):
+    assert main(["bench", "engine", "--matches", "3", "--rounds", "2", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) == 1
+    figures = json.loads(out)
+    assert figures["matches"] == 3 and figures["players"] == 5 and figures["rounds"] == 2
+    assert isinstance(figures["matches_per_s"], float) and figures["matches_per_s"] > 0
+    assert isinstance(figures["plays_per_s"], float) and figures["plays_per_s"] > 0
+    assert figures["plays_per_match"] >= 35
+
+
+def test_rules_from_text():
+    assert rules_from_text("gurka") == preset("gurka")
+    assert rules_from_text(' {"hand_size": 4} ') == Rules(hand_size=4)
+    with pytest.raises(InvalidRules):
+        rules_from_text("{not json}")
+    with pytest.raises(InvalidRules) as caught:
+        rules_from_text('{"lives": 0}')
+    assert caught.value.option == "lives"
