@@ -11,6 +11,7 @@ from typing import Any
 
 from app.game.history import deal_by_deal
 from app.game.rules import Rules
+from app.storage.values import FinishedMatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,13 +27,14 @@ class ChartLine:
 class MatchDetail:
     """Everything the page of one finished match shows.
 
+    ``match`` is the match as listed (players, placings, winners, times);
     ``totals[d][s]`` is seat s's total after deal d+1 (``lives`` likewise;
     ``lost_life[d][s]`` says whether seat s lost a life in that deal);
     ``replay`` is JSON-ready data for the replay script: per deal the dealer,
     hands as dealt, tricks and the summary sentences.
     """
 
-    summary: Any
+    match: FinishedMatch
     rules_text: list[str]
     totals: list[list[int]]
     lives: list[list[int]]
@@ -46,8 +48,12 @@ CHART_WIDTH = 600
 CHART_HEIGHT = 200
 
 
-def match_detail(summary: Any, record: dict[str, Any]) -> MatchDetail:
-    """The detail view of a finished match from its stored summary and record."""
+def match_detail(match: FinishedMatch, record: dict[str, Any]) -> MatchDetail:
+    """The detail view of a finished match from the match as listed and its stored record (RULES.md §4).
+
+    Raises the errors of :func:`app.game.record.replay` for a record that
+    does not check (storage keeps only records that do).
+    """
     steps = deal_by_deal(record)
     names = list(record["players"])
     totals = [list(step.scores) for step in steps]
@@ -78,5 +84,5 @@ def match_detail(summary: Any, record: dict[str, Any]) -> MatchDetail:
     lives = [list(step.lives) for step in steps]
     before = [[rules.lives] * len(names), *lives]
     lost_life = [[now < was for now, was in zip(row, previous)] for row, previous in zip(lives, before)]
-    return MatchDetail(summary=summary, rules_text=rules.describe(), totals=totals, lives=lives,
+    return MatchDetail(match=match, rules_text=rules.describe(), totals=totals, lives=lives,
                        lost_life=lost_life, chart=chart, chart_max=top, replay=replay)

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 
 from app.api.deps import StorageDep
 from app.rooms.room import RoomError
+from app.storage import FinishedMatch
 
 router = APIRouter(prefix="/api")
 
@@ -22,7 +23,7 @@ async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=1_000_
         "page": result.page,
         "pages": result.pages,
         "total": result.total,
-        "matches": [summary_json(item) for item in result.items],
+        "matches": [match_json(item) for item in result.items],
     }
 
 
@@ -35,8 +36,8 @@ async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
     return record
 
 
-def summary_json(item: Any) -> dict[str, Any]:
-    """One finished match of the list as JSON."""
+def match_json(item: FinishedMatch) -> dict[str, Any]:
+    """One finished match of the list as JSON: id, times (ISO 8601), players, placings, winners, rules, deals."""
     return {
         "id": item.match_id,
         "started_at": item.started_at.isoformat() if item.started_at else None,

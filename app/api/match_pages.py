@@ -30,9 +30,9 @@ async def matches_page(request: Request, storage: StorageDep, page: str = "1") -
 @router.get("/matches/{match_id}", response_class=HTMLResponse, name="match_page")
 async def match_page(match_id: str, request: Request, storage: StorageDep) -> Response:
     """One finished match: standings per deal, a chart of totals, and a replay of every deal."""
-    summary = await asyncio.to_thread(storage.match_summary, match_id)
-    record = await asyncio.to_thread(storage.match_record, match_id) if summary else None
-    if summary is None or record is None:
+    finished = await asyncio.to_thread(storage.finished_match, match_id)
+    record = await asyncio.to_thread(storage.match_record, match_id) if finished else None
+    if finished is None or record is None:
         return templates.TemplateResponse(request, "match_missing.html", {"match_id": match_id}, status_code=404)
-    detail = await asyncio.to_thread(match_detail, summary, record)
+    detail = await asyncio.to_thread(match_detail, finished, record)
     return templates.TemplateResponse(request, "match.html", {"detail": detail})

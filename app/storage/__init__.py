@@ -7,16 +7,16 @@ from app.storage.errors import RecordRejected, StorageError
 from app.storage.store import Storage, verify_for_import
 from app.storage.values import (
     ActiveMatch,
+    FinishedMatch,
     MatchPage,
-    MatchSummary,
     RoomSnapshot,
     SeatRecord,
 )
 
 __all__ = [
     "ActiveMatch",
+    "FinishedMatch",
     "MatchPage",
-    "MatchSummary",
     "RecordRejected",
     "RoomSnapshot",
     "SeatRecord",

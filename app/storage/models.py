@@ -73,7 +73,7 @@ class Base(DeclarativeBase):
     type_annotation_map = {datetime: UTCDateTime}
 
 
-class Room(Base):
+class RoomRow(Base):
     """A table people sit at, known by its short code.
 
     ``closed_at`` is set once the room is gone from the server's memory;
@@ -92,7 +92,7 @@ class Room(Base):
     closed_at: Mapped[datetime | None] = mapped_column(index=True)
 
 
-class Seat(Base):
+class SeatRow(Base):
     """An occupied seat of a room: the player's name, token hash and bot level.
 
     ``token_hash`` is the hex SHA-256 of the player's secret token (never the

@@ -23,7 +23,7 @@ from app.storage import migrate, queries
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError
 from app.identity import new_match_id
-from app.storage.values import MatchPage, MatchSummary, RoomSnapshot, SeatRecord
+from app.storage.values import FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
 
 MAX_PER_PAGE = 100
 
@@ -210,10 +210,10 @@ class Storage:
         with self._unit("list the finished matches", write=False) as session:
             return queries.list_matches(session, page=page, per_page=per_page)
 
-    def match_summary(self, match_id: str) -> MatchSummary | None:
-        """The summary of a finished match, ``None`` for any other id. Raises :class:`StorageError`."""
+    def finished_match(self, match_id: str) -> FinishedMatch | None:
+        """Finished match ``match_id`` as listed, ``None`` for any other id. Raises :class:`StorageError`."""
         with self._unit(f"read match {match_id!r}", write=False) as session:
-            return queries.match_summary(session, match_id=match_id)
+            return queries.finished_match(session, match_id=match_id)
 
     def import_record(self, record: Any, *, imported_at: datetime) -> str:
         """Check a record with the engine and store it as a finished match; return its new id.

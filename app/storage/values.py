@@ -77,8 +77,8 @@ class RoomSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchSummary:
-    """A finished match, for lists and headers.
+class FinishedMatch:
+    """A finished match as listed: who played, how it ended, under which rules.
 
     - ``match_id``; ``room_code`` where it was played (``None`` if imported
       or the room is unknown).
@@ -113,7 +113,7 @@ class MatchPage:
     1; ``per_page``; ``pages`` in all (at least 1, even with no match).
     """
 
-    items: tuple[MatchSummary, ...]
+    items: tuple[FinishedMatch, ...]
     total: int
     page: int
     per_page: int

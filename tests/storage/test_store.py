@@ -19,13 +19,13 @@ from app.game.simulate import play_random_match
 from app.game.standings import placings
 from app.identity import hash_token
 from app.storage import (
-    MatchSummary,
+    FinishedMatch,
     RecordRejected,
     SeatRecord,
     Storage,
     StorageError,
 )
-from app.storage.models import DealRow, MatchRow, PlayRow, Room
+from app.storage.models import DealRow, MatchRow, PlayRow, RoomRow
 
 T0 = datetime(2026, 3, 14, 15, 9, 26, 535897, tzinfo=UTC)
 RULES = preset("quick").to_dict()
@@ -222,12 +222,12 @@ def finish(storage: Storage, match_id: str, match: Match, ended_at: datetime, ro
                          ended_at=ended_at)
 
 
-def test_a_finished_match_gives_its_record_and_summary(storage):
+def test_a_finished_match_gives_its_record_and_its_listing(storage):
     match = played_match(seed=21)
     save_room(storage)
     finish(storage, "m1", match, T0 + timedelta(minutes=30), room_code="ROOM1")
     assert storage.match_record("m1") == to_record(match)
-    assert storage.match_summary("m1") == MatchSummary(
+    assert storage.finished_match("m1") == FinishedMatch(
         match_id="m1", room_code="ROOM1", started_at=T0, ended_at=T0 + timedelta(minutes=30),
         players=match.players, placings=tuple(placings(match)), winners=match.winners, preset="quick",
         rules=RULES, deals=match.deals_completed, imported=False)
@@ -238,9 +238,9 @@ def test_a_match_whose_start_was_lost_can_still_finish(storage):
     match = played_match(seed=22)
     storage.finish_match(match_id="m1", record=to_record(match), placings=placings(match),
                          winners=list(match.winners), ended_at=T0)
-    summary = storage.match_summary("m1")
-    assert summary is not None
-    assert (summary.players, summary.started_at, summary.preset) == (match.players, T0, "quick")
+    finished = storage.finished_match("m1")
+    assert finished is not None
+    assert (finished.players, finished.started_at, finished.preset) == (match.players, T0, "quick")
 
 
 def test_an_abandoned_match_is_kept_but_not_listed(storage):
@@ -251,7 +251,7 @@ def test_an_abandoned_match_is_kept_but_not_listed(storage):
     storage.abandon_match(match_id="ghost", ended_at=T0)
     assert storage.active_rooms()[0].match is None
     assert storage.match_record("m1") is None
-    assert storage.match_summary("m1") is None
+    assert storage.finished_match("m1") is None
     assert storage.list_matches().total == 0
     with storage.engine.connect() as connection:
         assert connection.scalar(select(MatchRow.status).where(MatchRow.id == "m1")) == "abandoned"
@@ -268,7 +268,7 @@ def test_unknown_and_unfinished_matches_have_no_record(storage):
     storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
     assert storage.match_record("m1") is None
     assert storage.match_record("nope") is None
-    assert storage.match_summary("nope") is None
+    assert storage.finished_match("nope") is None
 
 
 def test_finished_matches_are_listed_newest_first_a_page_at_a_time(storage):
@@ -310,12 +310,12 @@ def test_an_imported_record_is_stored_as_a_finished_match(storage):
     match_id = storage.import_record(record, imported_at=T0)
     assert len(match_id) == 12
     assert storage.match_record(match_id) == to_record(match)
-    summary = storage.match_summary(match_id)
-    assert summary == MatchSummary(
+    finished = storage.finished_match(match_id)
+    assert finished == FinishedMatch(
         match_id=match_id, room_code=None, started_at=T0, ended_at=T0, players=match.players,
         placings=tuple(placings(match)), winners=match.winners, preset="gurka", rules=preset("gurka").to_dict(),
         deals=match.deals_completed, imported=True)
-    assert storage.list_matches().items == (summary,)
+    assert storage.list_matches().items == (finished,)
 
 
 def faulty_record() -> dict[str, Any]:
@@ -361,7 +361,7 @@ def test_times_come_back_in_utc(storage):
 def test_a_naive_time_is_refused(storage):
     with pytest.raises(StorageError, match="timezone-aware"):
         save_room(storage, created_at=datetime(2026, 1, 1, 12, 0))
-    assert count(storage, Room) == 0
+    assert count(storage, RoomRow) == 0
 
 
 # Failures
