@@ -13,7 +13,9 @@ from typing import Any
 from fastapi.templating import Jinja2Templates
 from jinja2 import Template
 
+from app.bots.strength import BotStrength
 from app.game.cards import Card
+from app.rooms.autoplay import STAND_IN
 from app.game.rules import PRESET_SUMMARIES, PRESETS, Rules
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -28,6 +30,7 @@ templates.env.globals.update(
     htmx_url=HTMX_URL, htmx_sri=HTMX_SRI, htmx_ws_url=HTMX_WS_URL, htmx_ws_sri=HTMX_WS_SRI,
     presets=PRESETS, preset_summaries=PRESET_SUMMARIES, default_rules=Rules(),
     preset_options={name: rules.to_dict() for name, rules in PRESETS.items()},
+    bot_strengths=tuple(BotStrength), stand_in_bot=STAND_IN,
 )
 templates.env.filters["card"] = lambda card: Card.parse(card) if isinstance(card, str) else card
 

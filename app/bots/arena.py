@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from app.bots.choose import STRENGTHS, choose_card
+from app.bots.choose import choose_card
 from app.bots.search import DEFAULT_BUDGET_S
+from app.bots.strength import BotStrength
 from app.game.match import Match, deal_cards, new_match, play
 from app.game.rules import Rules, preset_name
 from app.game.standings import penalties_per_deal
@@ -26,16 +27,13 @@ Z95 = 1.96
 """Normal quantile of a two-sided 95% confidence interval."""
 
 
-def parse_seats(text: str) -> tuple[str, ...]:
+def parse_seats(text: str) -> tuple[BotStrength, ...]:
     """The strengths of a comma-separated list, one per seat: ``"hard,easy,easy"``.
 
     Case and spaces are ignored. Raises ``ValueError`` for an unknown
     strength or fewer than 2 or more than 7 seats (RULES.md §1).
     """
-    seats = tuple(part.strip().lower() for part in text.split(","))
-    for name in seats:
-        if name not in STRENGTHS:
-            raise ValueError(f"unknown bot strength {name!r}; choose from {', '.join(STRENGTHS)}")
+    seats = tuple(BotStrength.parse(part.strip().lower()) for part in text.split(","))
     if not 2 <= len(seats) <= 7:
         raise ValueError(f"a match needs 2 to 7 seats, not {len(seats)}")
     return seats

@@ -9,12 +9,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from app.bots import choose_card
+from app.bots import BotStrength, choose_card
 from app.game.cards import Card
 from app.game.match import Match
 from app.game.views import view_for
 
-STAND_IN = "normal"
+STAND_IN = BotStrength.NORMAL
 """The bot that plays for an absent player or when the turn clock runs out."""
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from app.bots.strength import BotStrength
 from app.game import record as records
 from app.game.errors import GameError
 from app.game.match import Match, deal_cards, new_match, play
@@ -33,7 +34,7 @@ log = logging.getLogger(__name__)
 RETRY_SECONDS = 2.0
 MIN_SEATS = 2
 MAX_SEATS = 7
-BOT_STRENGTHS = ("easy", "normal", "hard")
+BOT_STRENGTHS = tuple(BotStrength)
 CLOCK_RANGE = (5, 600)
 
 

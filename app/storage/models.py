@@ -23,6 +23,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from app.bots.strength import BotStrength
+
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -36,7 +38,7 @@ IN_PROGRESS = "in_progress"
 FINISHED = "finished"
 ABANDONED = "abandoned"
 MATCH_STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
-BOT_LEVELS = ("easy", "normal", "hard")
+_BOT_STRENGTHS_SQL = ", ".join(f"'{strength}'" for strength in BotStrength)
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -93,16 +95,16 @@ class RoomRow(Base):
 
 
 class SeatRow(Base):
-    """An occupied seat of a room: the player's name, token hash and bot level.
+    """An occupied seat of a room: the player's name, token hash and bot strength.
 
     ``token_hash`` is the hex SHA-256 of the player's secret token (never the
-    token); ``bot`` is ``None`` for a person, else the bot's level.
+    token); ``bot`` is ``None`` for a person, else a :class:`BotStrength` value.
     """
 
     __tablename__ = "seats"
     __table_args__ = (
         CheckConstraint("seat >= 0", name="seat"),
-        CheckConstraint("bot IN ('easy', 'normal', 'hard')", name="bot"),
+        CheckConstraint(f"bot IN ({_BOT_STRENGTHS_SQL})", name="bot"),
     )
 
     room_code: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"), primary_key=True)

@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import CheckConstraint, inspect
+from sqlalchemy import CheckConstraint, insert, inspect
+from sqlalchemy.exc import IntegrityError
 
+from app.bots.strength import BotStrength
 from app.storage import Storage
 from app.storage.engine import create_storage_engine
 from app.storage.migrate import current_revision, downgrade, head_revision, migrations_folder, upgrade
-from app.storage.models import Base
+from app.storage.models import Base, RoomRow, SeatRow
 
 ROOT = Path(__file__).resolve().parents[2]
+T0 = datetime(2026, 3, 14, 15, 9, tzinfo=UTC)
 
 
 def differences(url: str) -> list[object]:
@@ -58,6 +64,23 @@ def test_constraints_and_indexes_have_the_conventional_names(empty_url):
             checks = {check["name"] for check in inspector.get_check_constraints(table.name)}
             expected = {constraint.name for constraint in table.constraints if isinstance(constraint, CheckConstraint)}
             assert checks == expected
+    finally:
+        engine.dispose()
+
+
+def test_the_migrated_bot_constraint_allows_exactly_the_bot_strengths(empty_url):
+    # The migration spells the strengths out (it is history); they must still be the enum's.
+    engine = create_storage_engine(empty_url)
+    try:
+        upgrade(engine)
+        (check,) = [check for check in inspect(engine).get_check_constraints("seats") if check["name"] == "ck_seats_bot"]
+        assert set(re.findall(r"'(\w+)'", check["sqltext"])) == set(BotStrength)
+        with engine.begin() as connection:
+            connection.execute(insert(RoomRow).values(code="ROOM1", rules={}, created_at=T0))
+            connection.execute(insert(SeatRow), [{"room_code": "ROOM1", "seat": seat, "name": strength, "bot": strength}
+                                                 for seat, strength in enumerate(BotStrength)])
+        with pytest.raises(IntegrityError), engine.begin() as connection:
+            connection.execute(insert(SeatRow).values(room_code="ROOM1", seat=9, name="x", bot="expert"))
     finally:
         engine.dispose()
 
