@@ -63,7 +63,9 @@ class Storage:
     def upgrade(self) -> None:
         """Apply every migration not yet applied (``alembic upgrade head``), in one transaction.
 
-        Safe to call on every start: an up-to-date database is left alone.
+        Safe to call on every start: an up-to-date database is left alone,
+        and upgrades started at once by several processes run one after the
+        other (``app.storage.migrate.migration_transaction``), so all succeed.
         Raises :class:`StorageError` if the database fails.
         """
         self._check_open()
