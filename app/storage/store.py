@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.game.match import Match
 from app.game.record import NotARecord, RecordFault, replay, summary
+from app.names import InvalidName, clean_name, same_name
 from app.storage import migrate, queries
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError
@@ -224,8 +225,9 @@ class Storage:
         stored in canonical form (``to_record`` of the replayed match), with
         placings and winners worked out by the engine. Raises
         :class:`~app.storage.errors.RecordRejected` (carrying what ``cucumber
-        verify`` prints for it) if it is not a record, is faulty or the match
-        is unfinished; :class:`StorageError` if the database fails.
+        verify`` prints for it) if it is not a record, is faulty, the match
+        is unfinished or a name is one the table refuses
+        (:func:`verify_for_import`); :class:`StorageError` if the database fails.
         """
         match = verify_for_import(record)
         match_id = new_match_id()
@@ -254,33 +256,45 @@ class Storage:
             raise StorageError("storage is closed")
 
 
-IMPORTED_NAME_MAX = 40
-"""Longest player name an imported record may carry (names typed here have at most 20)."""
-
-
 def verify_for_import(record: Any) -> Match:
-    """The finished match a record describes, replayed by the engine (RULES.md §4).
+    """The finished match a record describes, replayed by the engine (RULES.md §4), if it may be stored.
 
-    Raises :class:`~app.storage.errors.RecordRejected` with the result
-    ``cucumber verify`` prints: the fault for a faulty record or a
-    non-record, the summary for an unfinished match.
+    Besides what ``cucumber verify`` checks, the players' names must be as
+    the table would have them: each exactly its :func:`app.names.clean_name`
+    (1–20 visible characters, trimmed, single spaces, NFC), and no two the
+    same by :func:`app.names.same_name`. A record is kept as it is, so a
+    name is refused rather than changed. Raises
+    :class:`~app.storage.errors.RecordRejected` with the result ``cucumber
+    verify`` prints: the fault for a faulty record or a non-record, the
+    summary for an unfinished match, and for a name the table refuses
+    ``{"ok": false, …, "seat": s, "reason": …}`` naming seat ``s``.
     """
     try:
         match = replay(record)
     except NotARecord as error:
-        reason = f"not a cucumber-match/1 record: {error}"
-        raise RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": None, "card": None,
-                                      "reason": reason}) from None
+        raise _refusal(f"not a cucumber-match/1 record: {error}") from None
     except RecordFault as fault:
         raise RecordRejected(f"the record is faulty at deal {fault.deal}: {fault.message}", fault.to_dict()) from None
     if not match.finished:
         raise RecordRejected("the match in the record is not finished", summary(match))
-    for name in match.players:
-        if not name.strip() or len(name) > IMPORTED_NAME_MAX:
-            reason = f"player names must have 1 to {IMPORTED_NAME_MAX} characters, not {name[:30]!r}"
-            raise RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": None, "card": None,
-                                          "reason": reason})
+    for seat, name in enumerate(match.players):
+        try:
+            clean = clean_name(name)
+        except InvalidName as error:
+            raise _refusal(f"the name of seat {seat} ({name[:30]!r}) is refused: {error}", seat) from None
+        if clean != name:
+            raise _refusal(f"the name of seat {seat} ({name[:30]!r}) is not written as the table writes it "
+                           f"({clean!r}: trimmed, single spaces, NFC)", seat)
+        same = next((other for other in range(seat) if same_name(match.players[other], name)), None)
+        if same is not None:
+            raise _refusal(f"seats {same} and {seat} have the same name ({match.players[same]!r}, {name!r})", seat)
     return match
+
+
+def _refusal(reason: str, seat: int | None = None) -> RecordRejected:
+    """A refused record that has no fault at a deal: the reason, and the seat it concerns if any."""
+    return RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": seat, "card": None,
+                                   "reason": reason})
 
 
 def _describe(error: Exception) -> str:

@@ -105,3 +105,15 @@ def test_import_reads_a_record_with_a_byte_order_mark_as_verify_does(empty_url, 
     match_id = capsys.readouterr().out.strip()
     with Storage(empty_url) as storage:
         assert storage.match_record(match_id) == record
+
+
+def test_import_refuses_a_name_the_table_refuses_with_a_verify_style_line(empty_url, tmp_path, capsys):
+    record = to_record(play_random_match(3, preset("quick"), random.Random(7)))
+    record["players"][2] = "Ana  Maria"
+    path = record_file(tmp_path, record)
+    assert main(["import", path, "--database-url", empty_url]) == 1
+    printed = capsys.readouterr()
+    result = json.loads(printed.out)
+    assert (result["ok"], result["deal"], result["seat"]) == (False, None, 2)
+    assert "'Ana Maria'" in result["reason"]
+    assert printed.err == f"cucumber import: {path}: {result['reason']}\n"
