@@ -8,15 +8,16 @@ from typing import Any
 from fastapi import APIRouter, Query
 
 from app.api.deps import StorageDep
+from app.identity import is_match_id
 from app.rooms.room import RoomError
-from app.storage import FinishedMatch
+from app.storage import MAX_PAGE, MAX_PER_PAGE, FinishedMatch
 
 router = APIRouter(prefix="/api")
 
 
 @router.get("/matches")
-async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=1_000_000),
-                       per_page: int = Query(20, ge=1, le=100)) -> dict[str, Any]:
+async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=MAX_PAGE),
+                       per_page: int = Query(20, ge=1, le=MAX_PER_PAGE)) -> dict[str, Any]:
     """Finished matches, newest first, one page at a time."""
     result = await asyncio.to_thread(storage.list_matches, page=page, per_page=per_page)
     return {
@@ -29,8 +30,8 @@ async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=1_000_
 
 @router.get("/matches/{match_id}/record")
 async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
-    """The ``cucumber-match/1`` record of a finished match (404 for anything else)."""
-    record = await asyncio.to_thread(storage.match_record, match_id)
+    """The ``cucumber-match/1`` record of a finished match (404 for anything else, even text no id looks like)."""
+    record = await asyncio.to_thread(storage.match_record, match_id) if is_match_id(match_id) else None
     if record is None:
         raise RoomError("no_such_match", "no finished match has this id", status=404)
     return record

@@ -4,7 +4,7 @@ The server uses :class:`Storage`; everything it takes and gives is a frozen valu
 """
 
 from app.storage.errors import RecordRejected, StorageError
-from app.storage.store import Storage, verify_for_import
+from app.storage.store import MAX_PAGE, MAX_PER_PAGE, Storage, verify_for_import
 from app.storage.values import (
     ActiveMatch,
     FinishedMatch,
@@ -14,6 +14,8 @@ from app.storage.values import (
 )
 
 __all__ = [
+    "MAX_PAGE",
+    "MAX_PER_PAGE",
     "ActiveMatch",
     "FinishedMatch",
     "MatchPage",

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Select, delete, exists, func, select, update
-from sqlalchemy.orm import Session, undefer
+from sqlalchemy.orm import InstrumentedAttribute, Session, undefer
 
 from app.game.errors import InvalidRules
 from app.game.match import Match
@@ -19,7 +19,17 @@ from app.game.record import FORMAT, to_record
 from app.game.rules import Rules, preset_name
 from app.game.standings import placings as placings_of
 from app.storage.errors import StorageError
-from app.storage.models import ABANDONED, FINISHED, IN_PROGRESS, DealRow, MatchRow, PlayRow, RoomRow, SeatRow
+from app.storage.models import (
+    ABANDONED,
+    FINISHED,
+    IN_PROGRESS,
+    DealRow,
+    MatchRow,
+    PlayRow,
+    RoomRow,
+    SeatRow,
+    text_fault,
+)
 from app.storage.values import ActiveMatch, FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
 
 
@@ -43,6 +53,8 @@ def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_tok
 
 def close_room(session: Session, *, code: str, closed_at: datetime) -> None:
     """Mark room ``code`` closed and abandon its match in progress; nothing happens for an unknown or closed room."""
+    if _cannot_hold(RoomRow.code, code):
+        return
     room = session.get(RoomRow, code)
     if room is None or room.closed_at is not None:
         return
@@ -143,6 +155,8 @@ def finish_match(session: Session, *, match_id: str, record: Mapping[str, Any], 
 
 def abandon_match(session: Session, *, match_id: str, ended_at: datetime) -> None:
     """Mark a match in progress abandoned; nothing happens for an unknown match or one no longer in progress."""
+    if _cannot_hold(MatchRow.id, match_id):
+        return
     session.execute(update(MatchRow).where(MatchRow.id == match_id, MatchRow.status == IN_PROGRESS)
                     .values(status=ABANDONED, ended_at=ended_at))
 
@@ -218,6 +232,8 @@ def active_rooms(session: Session) -> list[RoomSnapshot]:
 
 def match_record(session: Session, *, match_id: str) -> dict[str, Any] | None:
     """The record of a finished match, or ``None`` if there is none (unknown, in progress, abandoned)."""
+    if _cannot_hold(MatchRow.id, match_id):
+        return None
     record: dict[str, Any] | None = session.scalar(
         select(MatchRow.record).where(MatchRow.id == match_id, MatchRow.status == FINISHED))
     return record
@@ -236,6 +252,8 @@ def list_matches(session: Session, *, page: int, per_page: int) -> MatchPage:
 
 def finished_match(session: Session, *, match_id: str) -> FinishedMatch | None:
     """Finished match ``match_id`` as listed, or ``None`` if there is none."""
+    if _cannot_hold(MatchRow.id, match_id):
+        return None
     row = session.scalar(select(MatchRow).where(MatchRow.id == match_id, MatchRow.status == FINISHED))
     return None if row is None else _finished(row)
 
@@ -245,6 +263,11 @@ def _finished(row: MatchRow) -> FinishedMatch:
         match_id=row.id, room_code=row.room_code, started_at=row.started_at, ended_at=row.ended_at or row.started_at,
         players=tuple(row.players), placings=tuple(row.placings or ()), winners=tuple(row.winners or ()),
         preset=row.preset, rules=row.rules, deals=row.deal_count or 0, imported=row.imported)
+
+
+def _cannot_hold(column: InstrumentedAttribute[str], key: str) -> bool:
+    # A key no database can store names nothing; looking it up would be refused (text_fault).
+    return text_fault(key, column.type.length) is not None
 
 
 def _abandon_room_matches(session: Session, *, room_code: str, ended_at: datetime) -> None:

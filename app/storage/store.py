@@ -26,7 +26,10 @@ from app.storage.errors import RecordRejected, StorageError
 from app.identity import new_match_id
 from app.storage.values import FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
 
+MAX_PAGE = 1_000_000
+"""Highest page number :meth:`Storage.list_matches` takes (it keeps the row offset a small number)."""
 MAX_PER_PAGE = 100
+"""Most finished matches on one page."""
 
 
 class Storage:
@@ -38,7 +41,11 @@ class Storage:
     calls fail, not the construction. Methods may be called from any thread;
     each uses its own session and transaction, so a call either commits
     whole or not at all. Timestamps must be timezone-aware and come back in
-    UTC. Raises :class:`StorageError` for a URL that cannot be used (unknown
+    UTC. A value that one of the databases could not hold (text with NUL or
+    longer than its column, a whole number beyond 32 bits, NaN in JSON) is
+    refused before the database sees it, by every database alike, with
+    :class:`StorageError` (``app.storage.models.StoredText``, ``StoredInt``).
+    Raises :class:`StorageError` for a URL that cannot be used (unknown
     driver, SQLite folder that cannot be created).
     """
 
@@ -194,27 +201,31 @@ class Storage:
     def match_record(self, match_id: str) -> dict[str, Any] | None:
         """The record (RULES.md §4) of a finished or imported match; ``None`` for any other id.
 
-        Raises :class:`StorageError`.
+        Any text may be asked for, even text no database could hold (NUL,
+        too long): it names no match. Raises :class:`StorageError` if the
+        database fails.
         """
         with self._unit(f"read match {match_id!r}", write=False) as session:
             return queries.match_record(session, match_id=match_id)
 
     def list_matches(self, *, page: int = 1, per_page: int = 20) -> MatchPage:
-        """Page ``page`` (from 1) of the finished matches, newest end first, ``per_page`` (1–100) a page.
+        """Page ``page`` (1 to :data:`MAX_PAGE`) of the finished matches, newest end first, ``per_page`` (1–100) a page.
 
-        A page past the last is empty. Raises ``ValueError`` for a page
-        below 1 or ``per_page`` out of range, :class:`StorageError` if the
-        database fails.
+        A page past the last is empty. Raises ``ValueError`` for ``page`` or
+        ``per_page`` out of range, :class:`StorageError` if the database fails.
         """
-        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-            raise ValueError(f"page must be a whole number from 1, not {page!r}")
+        if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= MAX_PAGE:
+            raise ValueError(f"page must be a whole number from 1 to {MAX_PAGE}, not {page!r}")
         if isinstance(per_page, bool) or not isinstance(per_page, int) or not 1 <= per_page <= MAX_PER_PAGE:
             raise ValueError(f"per_page must be a whole number from 1 to {MAX_PER_PAGE}, not {per_page!r}")
         with self._unit("list the finished matches", write=False) as session:
             return queries.list_matches(session, page=page, per_page=per_page)
 
     def finished_match(self, match_id: str) -> FinishedMatch | None:
-        """Finished match ``match_id`` as listed, ``None`` for any other id. Raises :class:`StorageError`."""
+        """Finished match ``match_id`` as listed, ``None`` for any other id (any text, as for :meth:`match_record`).
+
+        Raises :class:`StorageError` if the database fails.
+        """
         with self._unit(f"read match {match_id!r}", write=False) as session:
             return queries.finished_match(session, match_id=match_id)
 

@@ -19,6 +19,7 @@ from app.game.simulate import play_random_match
 from app.game.standings import placings
 from app.identity import hash_token
 from app.storage import (
+    MAX_PAGE,
     FinishedMatch,
     RecordRejected,
     SeatRecord,
@@ -293,7 +294,8 @@ def test_an_empty_list_has_one_page(storage):
     assert (page.items, page.total, page.pages) == ((), 0, 1)
 
 
-@pytest.mark.parametrize(("page", "per_page"), [(0, 20), (1, 0), (1, 101), (True, 20)])
+@pytest.mark.parametrize(("page", "per_page"), [(0, 20), (1, 0), (1, 101), (True, 20), (MAX_PAGE + 1, 20),
+                                               (10**20, 20)])
 def test_pages_are_checked(page, per_page):
     with Storage("sqlite://") as storage, pytest.raises(ValueError):
         storage.list_matches(page=page, per_page=per_page)
@@ -396,6 +398,56 @@ def test_a_naive_time_is_refused(storage):
     with pytest.raises(StorageError, match="timezone-aware"):
         save_room(storage, created_at=datetime(2026, 1, 1, 12, 0))
     assert count(storage, RoomRow) == 0
+
+
+# Values only one database could hold: refused alike, before the database sees them
+
+
+@pytest.mark.parametrize(("changes", "reason"), [
+    ({"code": "RO\x00M"}, "text holding NUL"),
+    ({"code": "R" * 33}, "text of 33 characters cannot be stored where at most 32 fit"),
+    ({"seats": [SeatRecord(seat=0, name="Ana\x00")]}, "text holding NUL"),
+    ({"seats": [SeatRecord(seat=0, name="A" * 101)]}, "at most 100 fit"),
+    ({"seats": [SeatRecord(seat=2**31, name="Ana")]}, "only whole numbers from -2147483648 to 2147483647"),
+    ({"turn_seconds": 2**63}, "only whole numbers"),
+    ({"host_token_hash": "\ud800"}, "not valid Unicode"),
+    ({"rules": {"threshold": float("nan")}}, "not JSON compliant"),
+], ids=["code-nul", "code-long", "name-nul", "name-long", "seat-big", "clock-huge", "surrogate", "nan"])
+def test_a_value_one_database_could_not_hold_is_refused_by_every_database(storage, changes, reason):
+    with pytest.raises(StorageError, match=reason):
+        save_room(storage, **changes)
+    assert count(storage, RoomRow) == 0
+
+
+def test_a_match_id_or_card_one_database_could_not_hold_is_refused_by_every_database(storage):
+    with pytest.raises(StorageError, match="text holding NUL"):
+        storage.start_match(match_id="m\x00", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+    storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+    with pytest.raises(StorageError, match="text holding NUL"):
+        storage.record_deal(match_id="m1\x00", deal=0, dealer=0, hands=[["2C"], ["3C"]])
+    storage.record_deal(match_id="m1", deal=0, dealer=0, hands=[["2C"], ["3C"]])
+    with pytest.raises(StorageError, match="at most 2 fit"):
+        storage.record_play(match_id="m1", deal=0, play=0, card="10C", played_at=T0)
+    with pytest.raises(StorageError, match="only whole numbers"):
+        storage.record_play(match_id="m1", deal=2**40, play=0, card="2C", played_at=T0)
+
+
+def test_json_holds_any_text_on_every_database(storage):
+    rules = dict(RULES, note="a\x00b\ud800")
+    storage.start_match(match_id="m1", room_code=None, rules=rules, players=["A\x00", "B"], started_at=T0)
+    with storage.engine.connect() as connection:
+        row = connection.execute(select(MatchRow.rules, MatchRow.players).where(MatchRow.id == "m1")).one()
+    assert (row.rules["note"], row.players) == ("a\x00b\ud800", ["A\x00", "B"])
+
+
+@pytest.mark.parametrize("key", ["a\x00", "x" * 33, "\ud800", ""])
+def test_text_no_database_could_hold_names_nothing(storage, key):
+    finish(storage, "m1", played_match(), T0)
+    assert storage.match_record(key) is None
+    assert storage.finished_match(key) is None
+    storage.abandon_match(match_id=key, ended_at=T0)
+    storage.close_room(code=key, closed_at=T0)
+    assert storage.list_matches().total == 1
 
 
 # Failures
