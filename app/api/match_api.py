@@ -30,7 +30,7 @@ async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=MAX_PA
 
 @router.get("/matches/{match_id}/record")
 async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
-    """The ``cucumber-match/1`` record of a finished match (404 for anything else, even text no id looks like)."""
+    """The ``cucumber-match/1`` record of a finished match (404 for any other id, or text that is not an id)."""
     record = await asyncio.to_thread(storage.match_record, match_id) if is_match_id(match_id) else None
     if record is None:
         raise RoomError("no_such_match", "no finished match has this id", status=404)

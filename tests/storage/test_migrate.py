@@ -80,7 +80,8 @@ def test_the_migrated_bot_constraint_allows_exactly_the_bot_strengths(empty_url)
     engine = create_storage_engine(empty_url)
     try:
         upgrade(engine)
-        (check,) = [check for check in inspect(engine).get_check_constraints("seats") if check["name"] == "ck_seats_bot"]
+        checks = inspect(engine).get_check_constraints("seats")
+        (check,) = [check for check in checks if check["name"] == "ck_seats_bot"]
         assert set(re.findall(r"'(\w+)'", check["sqltext"])) == set(BotStrength)
         with engine.begin() as connection:
             connection.execute(insert(RoomRow).values(code="ROOM1", rules={}, created_at=T0))
