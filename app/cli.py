@@ -1,22 +1,18 @@
 """The ``cucumber`` command: serve, verify, simulate, bench and the other tools.
 
-Each subcommand parses its options here and calls one function elsewhere.
+Each subcommand parses its options here and calls one function elsewhere
+(``app.tools``, ``app.bots.arena``, ``bench``) with plain values.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
-import time
 from collections.abc import Sequence
-from typing import Any, TextIO
 
 from app.game.errors import InvalidRules
-from app.game.record import NotARecord, check_record
 from app.game.rules import CHOICE, MAX_PLAYERS, MIN_PLAYERS, NUMBER, OPTIONS, PRESETS, RuleOption, Rules, preset
-from app.game.simulate import play_random_match
 
 
 def rules_from_text(text: str) -> Rules:
@@ -32,122 +28,6 @@ def rules_from_text(text: str) -> Rules:
     except json.JSONDecodeError as error:
         raise InvalidRules(f"rules are not valid JSON: {error.msg}") from None
     return Rules.from_dict(options)
-
-
-def verify_files(paths: Sequence[str], out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    """Check each record file and print one JSON object per line, in input order.
-
-    ``-`` reads standard input. A file that cannot be read, is not JSON or is
-    not a record gets ``{"ok": false, …, "reason": …}`` on ``out`` and a
-    one-line message on ``err``; the other files are still checked. Returns
-    0 when every record is valid, 1 otherwise.
-    """
-    status = 0
-    for path in paths:
-        try:
-            text = stdin.read() if path == "-" else _read_text(path)
-            result = check_record(json.loads(text))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, NotARecord, RecursionError) as error:
-            reason = _file_error(error)
-            print(f"cucumber verify: {path}: {reason}", file=err)
-            result = {"ok": False, "deal": None, "play": None, "seat": None, "card": None, "reason": reason}
-        if not result["ok"]:
-            status = 1
-        print(json.dumps(result), file=out, flush=True)
-    return status
-
-
-def _read_text(path: str) -> str:
-    # utf-8-sig: a byte-order mark some editors write is not part of the JSON.
-    with open(path, encoding="utf-8-sig") as file:
-        return file.read()
-
-
-def _file_error(error: Exception) -> str:
-    if isinstance(error, json.JSONDecodeError):
-        return f"not JSON ({error.msg} at line {error.lineno} column {error.colno})"
-    if isinstance(error, UnicodeDecodeError):
-        return "not UTF-8 text"
-    if isinstance(error, OSError):
-        return f"cannot read the file ({error.strerror or error})"
-    if isinstance(error, RecursionError):
-        return "not JSON (nested too deeply)"
-    return f"not a cucumber-match/1 record: {error}"
-
-
-def simulate(players: int, rules: Rules, seed: int, count: int) -> dict[str, Any]:
-    """Play ``count`` matches between random-legal players and report on them.
-
-    Returns a JSON-ready dict: the rules, the number of matches, deals and
-    plays per match (mean), each seat's share of wins (ties split), penalty
-    points per deal (mean) and the time taken in seconds.
-    """
-    rng = random.Random(seed)
-    wins = [0.0] * players
-    deals = plays = points = 0
-    started = time.perf_counter()
-    for _ in range(count):
-        match = play_random_match(players, rules, rng)
-        for seat in match.winners:
-            wins[seat] += 1 / len(match.winners)
-        deals += match.deals_completed
-        plays += sum(len(deal.plays) for deal in match.history)
-        points += _penalty_points(match)
-    elapsed = time.perf_counter() - started
-    return {
-        "matches": count,
-        "players": players,
-        "seed": seed,
-        "rules": rules.to_dict(),
-        "deals_per_match": round(deals / count, 2),
-        "plays_per_match": round(plays / count, 2),
-        "win_share": [round(won / count, 4) for won in wins],
-        "penalty_per_deal": round(points / deals, 2) if deals else 0.0,
-        "seconds": round(elapsed, 3),
-    }
-
-
-def _penalty_points(match: Any) -> int:
-    from app.game.match import last_trick_payers
-
-    total = 0
-    for deal in match.history:
-        payers, value, _ = last_trick_payers(match.rules, deal)
-        total += value * len(payers)
-    return total
-
-
-def _print_simulation(report: dict[str, Any], out: TextIO) -> None:
-    print(f"{report['matches']} matches, {report['players']} players, seed {report['seed']}", file=out)
-    print("rules: " + ", ".join(f"{key}={value}" for key, value in report["rules"].items()), file=out)
-    print(f"deals per match: {report['deals_per_match']}, plays per match: {report['plays_per_match']}",
-          file=out)
-    print(f"penalty points per deal: {report['penalty_per_deal']}", file=out)
-    for seat, share in enumerate(report["win_share"]):
-        print(f"seat {seat}: wins {share:.1%}", file=out)
-    print(f"time: {report['seconds']} s", file=out)
-
-
-def serve(host: str | None, port: int | None) -> int:
-    """Run the server with uvicorn until interrupted; ``None`` takes the setting.
-
-    One worker: rooms live in this process's memory. WebSocket frames over
-    64 KiB are refused by the protocol layer; smaller oversized messages get
-    the protocol's ``too_large`` error.
-    """
-    import uvicorn
-
-    from app.main import create_app
-    from app.settings import Settings
-
-    settings = Settings()
-    if host is not None:
-        settings.host = host
-    if port is not None:
-        settings.port = port
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1,
-                log_level=settings.log_level, proxy_headers=True, ws_max_size=64 * 1024)
-    return 0
 
 
 RULES_HELP = f"a preset ({', '.join(PRESETS)}) or a JSON object of options (default agurk)"
@@ -220,25 +100,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``cucumber`` command with ``argv`` (default: the process arguments); return the exit status."""
+    """Run the ``cucumber`` command with ``argv`` (default: the process arguments); return the exit status.
+
+    Bad options print the usage and exit with status 2 (``SystemExit``).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "serve":
+        from app.tools.serve import serve
+
         return serve(host=args.host, port=args.port)
     if args.command == "verify":
-        return verify_files(args.paths, sys.stdout, sys.stderr, sys.stdin)
+        from app.tools.verify import verify_files
+
+        return verify_files(args.paths, out=sys.stdout, err=sys.stderr, stdin=sys.stdin)
     if args.command == "simulate":
+        from app.tools.simulate import print_simulation, simulate
+
         if args.count < 1:
             parser.error("--count must be at least 1")
-        try:
-            rules = rules_from_text(args.rules)
-        except InvalidRules as error:
-            parser.error(str(error))
+        rules = _rules_option(parser, args.rules)
         report = simulate(args.players, rules, args.seed, args.count)
         if args.json:
             print(json.dumps(report))
         else:
-            _print_simulation(report, sys.stdout)
+            print_simulation(report, sys.stdout)
         return 0
     if args.command == "bench":
         from bench import engine
@@ -248,16 +134,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         engine.main(matches=args.matches, seed=args.seed, rounds=args.rounds)
         return 0
     if args.command == "arena":
-        from app.bots.arena import arena_command
+        from app.bots.arena import arena_command, parse_seats
 
+        rules = _rules_option(parser, args.rules)
         try:
-            rules = rules_from_text(args.rules)
-        except InvalidRules as error:
+            seats = parse_seats(args.seats)
+        except ValueError as error:
             parser.error(str(error))
-        return arena_command(args, rules, sys.stdout, sys.stderr, parser.error)
+        if args.matches < 1:
+            parser.error("--matches must be at least 1")
+        if args.budget is not None and not args.budget > 0:
+            parser.error("--budget must be a positive number of seconds")
+        if args.worlds is not None and args.worlds < 1:
+            parser.error("--worlds must be at least 1")
+        return arena_command(seats, rules=rules, matches=args.matches, seed=args.seed, budget_s=args.budget,
+                             max_worlds=args.worlds, as_json=args.json, out=sys.stdout, err=sys.stderr)
     if args.command in ("db", "import"):
         from app.settings import Settings
-        from app.storage.commands import db_upgrade, import_file
+        from app.tools.database import db_upgrade, import_file
 
         database_url = args.database_url or Settings().database_url
         if args.command == "db":
@@ -265,3 +159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return import_file(args.path, database_url=database_url, out=sys.stdout, err=sys.stderr, stdin=sys.stdin)
     parser.error(f"unknown command {args.command}")
     return 2
+
+
+def _rules_option(parser: argparse.ArgumentParser, text: str) -> Rules:
+    try:
+        return rules_from_text(text)
+    except InvalidRules as error:
+        parser.error(str(error))

@@ -12,6 +12,7 @@ from typing import Any
 from app.game.history import deal_by_deal
 from app.game.rules import Rules
 from app.wording import card_faces, deal_sentences, describe_rules
+from app.storage.values import FinishedMatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,7 @@ class MatchDetail:
     and every card's corner label, suit symbol and name.
     """
 
-    match: Any
+    match: FinishedMatch
     rules_text: list[str]
     totals: list[list[int]]
     lives: list[list[int]]
@@ -49,8 +50,12 @@ CHART_WIDTH = 600
 CHART_HEIGHT = 200
 
 
-def match_detail(match: Any, record: dict[str, Any]) -> MatchDetail:
-    """The detail view of a finished match from its stored listing and record."""
+def match_detail(match: FinishedMatch, record: dict[str, Any]) -> MatchDetail:
+    """The detail view of a finished match from the match as listed and its stored record (docs/rules.md §4).
+
+    Raises the errors of :func:`app.game.record.replay` for a record that
+    does not check (storage keeps only records that do).
+    """
     steps = deal_by_deal(record)
     names = list(record["players"])
     totals = [list(step.scores) for step in steps]

@@ -14,10 +14,12 @@ from typing import Any
 from fastapi.templating import Jinja2Templates
 from jinja2 import Template
 
+from app.bots.strength import BotStrength
 from app.game.cards import Card
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
 from app.rules_form import rules_fields
 from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
+from app.rooms.schedule import STAND_IN
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -32,6 +34,7 @@ templates.env.globals.update(
     presets=PRESETS, describe_preset=describe_preset, default_rules=Rules(), form_fields=rules_fields,
     preset_options={name: rules.to_dict() for name, rules in PRESETS.items()},
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, rule_options={option.name: option for option in OPTIONS},
+    bot_strengths=tuple(BotStrength), stand_in_bot=STAND_IN,
 )
 templates.env.filters.update(
     card=lambda card: Card.parse(card) if isinstance(card, str) else card,

@@ -1,7 +1,8 @@
 """Alembic environment: runs the migrations on a given connection or on the configured database.
 
 The database comes from, in order: a connection passed in
-``config.attributes["connection"]``, ``-x database_url=URL``, the
+``config.attributes["connection"]`` (``app.storage.migrate`` passes one
+holding the migration lock), ``-x database_url=URL``, the
 ``sqlalchemy.url`` option, or the server settings (``DATABASE_URL``).
 """
 
@@ -13,6 +14,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from app.storage.engine import create_storage_engine
+from app.storage.migrate import migration_transaction
 from app.storage.models import Base
 
 config = context.config
@@ -53,14 +55,18 @@ def run_offline() -> None:
 
 
 def run_online() -> None:
-    """Run the migrations on the connection passed in, or on a new one to the configured database."""
+    """Run the migrations on the connection passed in, or in one locked transaction on the configured database.
+
+    The lock (``migration_transaction``) makes a second migration wait for
+    the first, then find the database up to date.
+    """
     connection = config.attributes.get("connection")
     if connection is not None:
         run_on(connection)
         return
     engine = create_storage_engine(database_url())
     try:
-        with engine.connect() as connection:
+        with migration_transaction(engine) as connection:
             run_on(connection)
     finally:
         engine.dispose()

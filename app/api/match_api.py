@@ -8,35 +8,37 @@ from typing import Any
 from fastapi import APIRouter, Query
 
 from app.api.deps import StorageDep
+from app.identity import is_match_id
 from app.rooms.errors import ErrorCode, RoomError
+from app.storage import MAX_PAGE, MAX_PER_PAGE, FinishedMatch
 
 router = APIRouter(prefix="/api")
 
 
 @router.get("/matches")
-async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=1_000_000),
-                       per_page: int = Query(20, ge=1, le=100)) -> dict[str, Any]:
+async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=MAX_PAGE),
+                       per_page: int = Query(20, ge=1, le=MAX_PER_PAGE)) -> dict[str, Any]:
     """Finished matches, newest first, one page at a time."""
     result = await asyncio.to_thread(storage.list_matches, page=page, per_page=per_page)
     return {
         "page": result.page,
         "pages": result.pages,
         "total": result.total,
-        "matches": [summary_json(item) for item in result.items],
+        "matches": [match_json(item) for item in result.items],
     }
 
 
 @router.get("/matches/{match_id}/record")
 async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
-    """The ``cucumber-match/1`` record of a finished match (404 for anything else)."""
-    record = await asyncio.to_thread(storage.match_record, match_id)
+    """The ``cucumber-match/1`` record of a finished match (404 for any other id, or text that is not an id)."""
+    record = await asyncio.to_thread(storage.match_record, match_id) if is_match_id(match_id) else None
     if record is None:
         raise RoomError(ErrorCode.NO_SUCH_MATCH, "no finished match has this id", status=404)
     return record
 
 
-def summary_json(item: Any) -> dict[str, Any]:
-    """One finished match of the list as JSON."""
+def match_json(item: FinishedMatch) -> dict[str, Any]:
+    """One finished match of the list as JSON: id, times (ISO 8601), players, placings, winners, rules, deals."""
     return {
         "id": item.match_id,
         "started_at": item.started_at.isoformat() if item.started_at else None,

@@ -8,14 +8,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.api.deps import StorageDep
+from app.identity import is_match_id
 from app.match_views import match_detail
-from app.rendering import templates
 from app.names import form_number
+from app.rendering import templates
+from app.storage import MAX_PAGE
 
 router = APIRouter()
-
-
-MAX_PAGE = 1_000_000
 
 
 @router.get("/matches", response_class=HTMLResponse, name="matches_page")
@@ -29,10 +28,10 @@ async def matches_page(request: Request, storage: StorageDep, page: str = "1") -
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse, name="match_page")
 async def match_page(match_id: str, request: Request, storage: StorageDep) -> Response:
-    """One finished match: standings per deal, a chart of totals, and a replay of every deal."""
-    stored = await asyncio.to_thread(storage.match_summary, match_id)
-    record = await asyncio.to_thread(storage.match_record, match_id) if stored else None
-    if stored is None or record is None:
+    """One finished match: standings per deal, a chart of totals, and a replay of every deal (404 for anything else)."""
+    finished = await asyncio.to_thread(storage.finished_match, match_id) if is_match_id(match_id) else None
+    record = await asyncio.to_thread(storage.match_record, match_id) if finished else None
+    if finished is None or record is None:
         return templates.TemplateResponse(request, "match_missing.html", {"match_id": match_id}, status_code=404)
-    detail = await asyncio.to_thread(match_detail, stored, record)
+    detail = await asyncio.to_thread(match_detail, finished, record)
     return templates.TemplateResponse(request, "match.html", {"detail": detail})

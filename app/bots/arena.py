@@ -7,7 +7,6 @@ times with 95% confidence intervals.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -16,8 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from app.bots.choose import STRENGTHS, choose_card
+from app.bots.choose import choose_card
 from app.bots.search import DEFAULT_BUDGET_S
+from app.bots.strength import BotStrength
 from app.game.match import Match, deal_cards, new_match, play
 from app.game.rules import Rules, preset_name
 from app.game.standings import penalties_per_deal
@@ -27,16 +27,13 @@ Z95 = 1.96
 """Normal quantile of a two-sided 95% confidence interval."""
 
 
-def parse_seats(text: str) -> tuple[str, ...]:
+def parse_seats(text: str) -> tuple[BotStrength, ...]:
     """The strengths of a comma-separated list, one per seat: ``"hard,easy,easy"``.
 
     Case and spaces are ignored. Raises ``ValueError`` for an unknown
     strength or fewer than 2 or more than 7 seats (docs/rules.md §1).
     """
-    seats = tuple(part.strip().lower() for part in text.split(","))
-    for name in seats:
-        if name not in STRENGTHS:
-            raise ValueError(f"unknown bot strength {name!r}; choose from {', '.join(STRENGTHS)}")
+    seats = tuple(BotStrength.parse(part.strip().lower()) for part in text.split(","))
     if not 2 <= len(seats) <= 7:
         raise ValueError(f"a match needs 2 to 7 seats, not {len(seats)}")
     return seats
@@ -208,34 +205,24 @@ def print_arena(report: dict[str, Any], out: TextIO) -> None:
     print(f"fair share per seat: {1 / len(report['seats']):.1%}; time: {report['seconds']} s", file=out)
 
 
-def arena_command(args: argparse.Namespace, rules: Rules, out: TextIO, err: TextIO,
-                  fail: Callable[[str], None]) -> int:
-    """Run ``cucumber arena`` from its parsed options; return the exit status.
+def arena_command(seats: Sequence[str], *, rules: Rules, matches: int, seed: int, budget_s: float | None,
+                  max_worlds: int | None, as_json: bool, out: TextIO, err: TextIO) -> int:
+    """Run ``cucumber arena``: :func:`run_arena` with progress on ``err``; return the exit status (0).
 
-    ``args`` has ``seats``, ``matches``, ``seed``, ``budget``, ``worlds`` and
-    ``json``; ``rules`` are already parsed. Bad options go to ``fail`` (which
-    is expected to exit). Prints the table (or one JSON object with
-    ``--json``) on ``out`` and progress on ``err``.
+    ``seats``, ``matches``, ``seed``, ``budget_s`` and ``max_worlds`` are
+    :func:`run_arena`'s. Prints the table (:func:`print_arena`), or with
+    ``as_json`` the summary as one JSON object, on ``out``. Raises
+    ``ValueError`` as :func:`run_arena` does.
     """
-    try:
-        seats = parse_seats(args.seats)
-    except ValueError as error:
-        fail(str(error))
-    if args.matches < 1:
-        fail("--matches must be at least 1")
-    if args.budget is not None and not args.budget > 0:
-        fail("--budget must be a positive number of seconds")
-    if args.worlds is not None and args.worlds < 1:
-        fail("--worlds must be at least 1")
-    step = max(1, args.matches // 20)
+    step = max(1, matches // 20)
 
     def progress(done: int, total: int) -> None:
         if done % step == 0 or done == total:
             print(f"cucumber arena: {done}/{total} matches", file=err, flush=True)
 
-    report = run_arena(seats, matches=args.matches, seed=args.seed, rules=rules, budget_s=args.budget,
-                        max_worlds=args.worlds, progress=progress)
-    if args.json:
+    report = run_arena(seats, matches=matches, seed=seed, rules=rules, budget_s=budget_s, max_worlds=max_worlds,
+                        progress=progress)
+    if as_json:
         print(json.dumps(report), file=out)
     else:
         print_arena(report, out)

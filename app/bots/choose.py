@@ -11,18 +11,18 @@ import random
 from app.bots.easy import easy_card
 from app.bots.heuristic import normal_card
 from app.bots.search import DEFAULT_BUDGET_S, search_card
+from app.bots.strength import BotStrength
 from app.game.cards import Card
 from app.game.views import MatchView
 
-STRENGTHS = ("easy", "normal", "hard")
-"""The bot strengths, weakest first."""
-
-__all__ = ["DEFAULT_BUDGET_S", "STRENGTHS", "choose_card"]
+__all__ = ["DEFAULT_BUDGET_S", "BotStrength", "choose_card"]
 
 
-def choose_card(view: MatchView, strength: str, rng: random.Random, budget_s: float | None = None, *,
+def choose_card(view: MatchView, strength: BotStrength | str, rng: random.Random, budget_s: float | None = None, *,
                 max_worlds: int | None = None) -> Card:
     """The card a bot of ``strength`` plays for the seat of ``view``; always one of ``view.you.legal``.
+
+    ``strength`` is a :class:`BotStrength` or its name:
 
     - ``"easy"``: uniform among the legal cards (:func:`~app.bots.easy.easy_card`).
     - ``"normal"``: a rule of thumb (:func:`~app.bots.heuristic.normal_card`).
@@ -38,10 +38,9 @@ def choose_card(view: MatchView, strength: str, rng: random.Random, budget_s: fl
     """
     if not isinstance(view, MatchView):
         raise TypeError(f"a bot is given a MatchView, not {type(view).__name__}")
-    if strength == "easy":
+    strength = BotStrength.parse(strength)
+    if strength is BotStrength.EASY:
         return easy_card(view, rng)
-    if strength == "normal":
+    if strength is BotStrength.NORMAL:
         return normal_card(view)
-    if strength == "hard":
-        return search_card(view, rng, budget_s, max_worlds)
-    raise ValueError(f"unknown bot strength {strength!r}; choose one of {', '.join(STRENGTHS)}")
+    return search_card(view, rng, budget_s, max_worlds)

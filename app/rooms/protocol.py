@@ -17,6 +17,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAdapter, ValidationError, field_validator
 
+from app.bots.strength import BotStrength
 from app.game.errors import InvalidRules
 from app.game.rules import Rules, preset
 from app.game.views import TrickCard
@@ -26,7 +27,6 @@ from app.rooms.schedule import CLOCK_RANGE
 from app.rooms.views import RoomView
 from app.wording import unplayable
 
-BOT_STRENGTHS = ("easy", "normal", "hard")
 
 
 class ProtocolError(Exception):
@@ -104,14 +104,14 @@ class SetRules(_Message):
 
 
 _SEAT_REFUSAL = (ErrorCode.BAD_REQUEST, "no such seat")
-_STRENGTH_REFUSAL = (ErrorCode.BAD_REQUEST, f"a bot is {', '.join(BOT_STRENGTHS)}")
+_STRENGTH_REFUSAL = (ErrorCode.BAD_REQUEST, f"a bot is {', '.join(BotStrength)}")
 
 
 class AddBot(_Message):
     """The host seats a bot of ``strength``."""
 
     type: Literal["add_bot"]
-    strength: Literal["easy", "normal", "hard"] = "normal"
+    strength: BotStrength = BotStrength.NORMAL
     refusals = {"strength": _STRENGTH_REFUSAL}
 
 
@@ -120,7 +120,7 @@ class HandToBot(_Message):
 
     type: Literal["hand_to_bot"]
     seat: StrictInt
-    strength: Literal["easy", "normal", "hard"] = "normal"
+    strength: BotStrength = BotStrength.NORMAL
     refusals = {"seat": _SEAT_REFUSAL, "strength": _STRENGTH_REFUSAL}
 
 

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.bots.strength import BotStrength
 from app.game.match import Match
 
-STAND_IN = "normal"
+STAND_IN = BotStrength.NORMAL
 """The bot that plays for an absent player or when the turn clock runs out."""
 
 RETRY_SECONDS = 2.0

@@ -4,19 +4,21 @@ The server uses :class:`Storage`; everything it takes and gives is a frozen valu
 """
 
 from app.storage.errors import RecordRejected, StorageError
-from app.storage.store import Storage, verify_for_import
+from app.storage.store import MAX_PAGE, MAX_PER_PAGE, Storage, verify_for_import
 from app.storage.values import (
     ActiveMatch,
+    FinishedMatch,
     MatchPage,
-    MatchSummary,
     RoomSnapshot,
     SeatRecord,
 )
 
 __all__ = [
+    "MAX_PAGE",
+    "MAX_PER_PAGE",
     "ActiveMatch",
+    "FinishedMatch",
     "MatchPage",
-    "MatchSummary",
     "RecordRejected",
     "RoomSnapshot",
     "SeatRecord",

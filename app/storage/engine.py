@@ -2,11 +2,13 @@
 
 SQLite gets foreign keys, write-ahead logging, a busy timeout and real
 transactions; PostgreSQL gets a connect timeout; both check connections
-before use, so a database that went away and came back is used again.
+before use, so a database that went away and came back is used again, and
+both write strict JSON.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -37,19 +39,25 @@ def create_storage_engine(url: str | URL, *, echo: bool = False) -> Engine:
     if url.get_backend_name() == "postgresql" and "connect_timeout" not in url.query:
         # A server that does not answer must not hang the calling thread.
         connect_args["connect_timeout"] = POSTGRES_CONNECT_TIMEOUT_S
-    return create_engine(url, echo=echo, pool_pre_ping=True, connect_args=connect_args)
+    return create_engine(url, echo=echo, pool_pre_ping=True, connect_args=connect_args,
+                         json_serializer=_json_text)
+
+
+def _json_text(value: Any) -> str:
+    # Strict JSON: NaN and Infinity are not JSON; PostgreSQL refuses them, SQLite would store them.
+    return json.dumps(value, allow_nan=False)
 
 
 def _sqlite_engine(url: URL, *, echo: bool) -> Engine:
     database = url.database or ""
     in_memory = database in ("", ":memory:") or url.query.get("mode") == "memory"
     if in_memory:
-        engine = create_engine(url, echo=echo, poolclass=StaticPool,
+        engine = create_engine(url, echo=echo, poolclass=StaticPool, json_serializer=_json_text,
                                connect_args={"check_same_thread": False})
     else:
         if not database.startswith("file:"):
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, echo=echo)
+        engine = create_engine(url, echo=echo, json_serializer=_json_text)
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return engine

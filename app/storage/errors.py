@@ -12,7 +12,8 @@ class StorageError(Exception):
     """A storage call failed; nothing of that call was committed.
 
     The database may be down, refuse the write (a duplicate id, a play out of
-    order) or hold no tables yet (migrations not applied). The message says
+    order, a value no database here may hold) or hold no tables yet
+    (migrations not applied). The message says
     what was being done and why it failed; the SQLAlchemy error, if any, is
     the ``__cause__``. Calls may be retried once the database is back.
     """

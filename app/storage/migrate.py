@@ -1,4 +1,4 @@
-"""Alembic migrations run from code, whatever the current directory.
+"""Alembic migrations run from code, whatever the current directory, one process at a time.
 
 The server upgrades its database at start-up with :func:`upgrade`;
 ``alembic.ini`` at the repository root serves the ``alembic`` command.
@@ -6,15 +6,21 @@ The server upgrades its database at start-up with :func:`upgrade`;
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine, text
 
 import app
+from app.storage.engine import BEGIN_MODE
+
+MIGRATION_LOCK_KEY = int.from_bytes(b"cucumber", "big")
+"""The key of the PostgreSQL advisory lock migrations hold: a fixed bigint, "cucumber" in ASCII."""
 
 
 def migrations_folder() -> Path:
@@ -43,24 +49,47 @@ def alembic_config() -> Config:
     return config
 
 
+@contextmanager
+def migration_transaction(engine: Engine) -> Iterator[Connection]:
+    """A connection to ``engine``'s database in a transaction that only one migration at a time may hold.
+
+    Whoever comes second waits until the first commits or rolls back, then
+    reads the revision the first left, so two servers or ``cucumber db
+    upgrade`` runs starting at once on a new database both succeed.
+    PostgreSQL: a transaction-level advisory lock (:data:`MIGRATION_LOCK_KEY`),
+    released with the transaction. SQLite: the transaction begins
+    ``IMMEDIATE``, taking the database's write lock (others wait for the
+    busy timeout). Commits when the block ends, rolls back if it raises;
+    raises SQLAlchemy's errors if the database fails.
+    """
+    with engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"}).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+        yield connection
+
+
 def upgrade(engine: Engine, *, revision: str = "head") -> None:
-    """Apply the migrations up to ``revision`` (default: the newest) in one transaction.
+    """Apply the migrations up to ``revision`` (default: the newest) in one :func:`migration_transaction`.
 
     Raises SQLAlchemy's errors if the database fails and Alembic's
     ``CommandError`` for an unknown revision.
     """
-    with engine.begin() as connection:
-        config = alembic_config()
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
+    _run(command.upgrade, engine, revision)
 
 
 def downgrade(engine: Engine, *, revision: str) -> None:
-    """Undo the migrations down to ``revision`` (``"base"``: all of them), in one transaction."""
-    with engine.begin() as connection:
+    """Undo the migrations down to ``revision`` (``"base"``: all of them), in one :func:`migration_transaction`.
+
+    Raises as :func:`upgrade` does.
+    """
+    _run(command.downgrade, engine, revision)
+
+
+def _run(step: Callable[[Config, str], None], engine: Engine, revision: str) -> None:
+    with migration_transaction(engine) as connection:
         config = alembic_config()
         config.attributes["connection"] = connection
-        command.downgrade(config, revision)
+        step(config, revision)
 
 
 def current_revision(engine: Engine) -> str | None:

@@ -17,11 +17,14 @@ from sqlalchemy import (
     ForeignKey,
     ForeignKeyConstraint,
     Index,
+    Integer,
     MetaData,
     String,
     TypeDecorator,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from app.bots.strength import BotStrength
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -36,7 +39,7 @@ IN_PROGRESS = "in_progress"
 FINISHED = "finished"
 ABANDONED = "abandoned"
 MATCH_STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
-BOT_LEVELS = ("easy", "normal", "hard")
+_BOT_STRENGTHS_SQL = ", ".join(f"'{strength}'" for strength in BotStrength)
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -66,14 +69,73 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.astimezone(UTC)
 
 
+def text_fault(value: str, length: int | None = None) -> str | None:
+    """Why ``value`` cannot be stored alike in every database, or ``None`` when it can.
+
+    PostgreSQL refuses text holding NUL (``\\x00``) and text longer than a
+    ``VARCHAR(length)``, where SQLite would store both; neither driver takes
+    lone surrogates (text that is not valid Unicode).
+    """
+    if "\x00" in value:
+        return "text holding NUL (\\x00) cannot be stored"
+    if length is not None and len(value) > length:
+        return f"text of {len(value)} characters cannot be stored where at most {length} fit"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "text that is not valid Unicode (a lone surrogate) cannot be stored"
+    return None
+
+
+class StoredText(TypeDecorator[str]):
+    """Text of at most ``length`` characters (``StoredText(32)``), checked alike for every database.
+
+    Binding a value that :func:`text_fault` finds at fault raises
+    ``ValueError`` (wrapped by SQLAlchemy in ``StatementError``) before the
+    database sees it, for a write or a lookup: SQLite and PostgreSQL then
+    refuse the same values in the same words.
+    """
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        if value is not None:
+            fault = text_fault(value, self.impl.length)
+            if fault is not None:
+                raise ValueError(fault)
+        return value
+
+
+INT_RANGE = range(-(2**31), 2**31)
+"""Whole numbers an ``INTEGER`` column holds in PostgreSQL (SQLite's hold more)."""
+
+
+class StoredInt(TypeDecorator[int]):
+    """A whole number in :data:`INT_RANGE`, checked alike for every database.
+
+    Binding one outside it raises ``ValueError`` (wrapped in
+    ``StatementError``) before the database sees it, where PostgreSQL would
+    refuse it and SQLite store it (or fail otherwise past 64 bits).
+    """
+
+    impl = Integer
+    cache_ok = True
+
+    def process_bind_param(self, value: int | None, dialect: Dialect) -> int | None:
+        if value is not None and value not in INT_RANGE:
+            raise ValueError(f"only whole numbers from {INT_RANGE.start} to {INT_RANGE.stop - 1} can be stored")
+        return value
+
+
 class Base(DeclarativeBase):
     """Base of every model; its metadata carries :data:`NAMING_CONVENTION`."""
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {datetime: UTCDateTime}
+    type_annotation_map = {datetime: UTCDateTime, int: StoredInt}
 
 
-class Room(Base):
+class RoomRow(Base):
     """A table people sit at, known by its short code.
 
     ``closed_at`` is set once the room is gone from the server's memory;
@@ -84,32 +146,32 @@ class Room(Base):
 
     __tablename__ = "rooms"
 
-    code: Mapped[str] = mapped_column(String(32), primary_key=True)
+    code: Mapped[str] = mapped_column(StoredText(32), primary_key=True)
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
-    host_token_hash: Mapped[str | None] = mapped_column(String(64))
+    host_token_hash: Mapped[str | None] = mapped_column(StoredText(64))
     turn_seconds: Mapped[int | None]
     created_at: Mapped[datetime]
     closed_at: Mapped[datetime | None] = mapped_column(index=True)
 
 
-class Seat(Base):
-    """An occupied seat of a room: the player's name, token hash and bot level.
+class SeatRow(Base):
+    """An occupied seat of a room: the player's name, token hash and bot strength.
 
     ``token_hash`` is the hex SHA-256 of the player's secret token (never the
-    token); ``bot`` is ``None`` for a person, else the bot's level.
+    token); ``bot`` is ``None`` for a person, else a :class:`BotStrength` value.
     """
 
     __tablename__ = "seats"
     __table_args__ = (
         CheckConstraint("seat >= 0", name="seat"),
-        CheckConstraint("bot IN ('easy', 'normal', 'hard')", name="bot"),
+        CheckConstraint(f"bot IN ({_BOT_STRENGTHS_SQL})", name="bot"),
     )
 
     room_code: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"), primary_key=True)
     seat: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
-    name: Mapped[str] = mapped_column(String(100))
-    token_hash: Mapped[str | None] = mapped_column(String(64))
-    bot: Mapped[str | None] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(StoredText(100))
+    token_hash: Mapped[str | None] = mapped_column(StoredText(64))
+    bot: Mapped[str | None] = mapped_column(StoredText(8))
 
 
 class MatchRow(Base):
@@ -127,13 +189,13 @@ class MatchRow(Base):
         Index("ix_matches_room_code_status", "room_code", "status"),
     )
 
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    id: Mapped[str] = mapped_column(StoredText(32), primary_key=True)
     room_code: Mapped[str | None] = mapped_column(ForeignKey("rooms.code", ondelete="SET NULL"))
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(StoredText(16))
     imported: Mapped[bool]
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     players: Mapped[list[str]] = mapped_column(JSON)
-    preset: Mapped[str | None] = mapped_column(String(16))
+    preset: Mapped[str | None] = mapped_column(StoredText(16))
     started_at: Mapped[datetime]
     ended_at: Mapped[datetime | None]
     deal_count: Mapped[int | None]
@@ -163,8 +225,8 @@ class PlayRow(Base):
         CheckConstraint("play >= 0", name="play"),
     )
 
-    match_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    match_id: Mapped[str] = mapped_column(StoredText(32), primary_key=True)
     deal: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     play: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
-    card: Mapped[str] = mapped_column(String(2))
+    card: Mapped[str] = mapped_column(StoredText(2))
     played_at: Mapped[datetime]

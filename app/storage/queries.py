@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Select, delete, exists, func, select, update
-from sqlalchemy.orm import Session, undefer
+from sqlalchemy.orm import InstrumentedAttribute, Session, undefer
 
 from app.game.errors import InvalidRules
 from app.game.match import Match
@@ -19,16 +19,26 @@ from app.game.record import FORMAT, to_record
 from app.game.rules import Rules, preset_name
 from app.game.standings import placings as placings_of
 from app.storage.errors import StorageError
-from app.storage.models import ABANDONED, FINISHED, IN_PROGRESS, DealRow, MatchRow, PlayRow, Room, Seat
-from app.storage.values import ActiveMatch, MatchPage, MatchSummary, RoomSnapshot, SeatRecord
+from app.storage.models import (
+    ABANDONED,
+    FINISHED,
+    IN_PROGRESS,
+    DealRow,
+    MatchRow,
+    PlayRow,
+    RoomRow,
+    SeatRow,
+    text_fault,
+)
+from app.storage.values import ActiveMatch, FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
 
 
 def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_token_hash: str | None,
               seats: Iterable[SeatRecord], created_at: datetime, turn_seconds: int | None = None) -> None:
     """Insert or update room ``code`` (reopening it if closed) and replace its seats with ``seats``."""
-    room = session.get(Room, code)
+    room = session.get(RoomRow, code)
     if room is None:
-        room = Room(code=code)
+        room = RoomRow(code=code)
         session.add(room)
     room.rules = dict(rules)
     room.host_token_hash = host_token_hash
@@ -36,14 +46,16 @@ def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_tok
     room.created_at = created_at
     room.closed_at = None
     session.flush()
-    session.execute(delete(Seat).where(Seat.room_code == code))
-    session.add_all(Seat(room_code=code, seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot)
+    session.execute(delete(SeatRow).where(SeatRow.room_code == code))
+    session.add_all(SeatRow(room_code=code, seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot)
                     for seat in seats)
 
 
 def close_room(session: Session, *, code: str, closed_at: datetime) -> None:
     """Mark room ``code`` closed and abandon its match in progress; nothing happens for an unknown or closed room."""
-    room = session.get(Room, code)
+    if _cannot_hold(RoomRow.code, code):
+        return
+    room = session.get(RoomRow, code)
     if room is None or room.closed_at is not None:
         return
     room.closed_at = closed_at
@@ -143,6 +155,8 @@ def finish_match(session: Session, *, match_id: str, record: Mapping[str, Any], 
 
 def abandon_match(session: Session, *, match_id: str, ended_at: datetime) -> None:
     """Mark a match in progress abandoned; nothing happens for an unknown match or one no longer in progress."""
+    if _cannot_hold(MatchRow.id, match_id):
+        return
     session.execute(update(MatchRow).where(MatchRow.id == match_id, MatchRow.status == IN_PROGRESS)
                     .values(status=ABANDONED, ended_at=ended_at))
 
@@ -162,16 +176,16 @@ def active_rooms(session: Session) -> list[RoomSnapshot]:
     A room whose newest match is finished comes with that match instead (``finished``), so
     its final standings can be shown again.
     """
-    open_room = Room.closed_at.is_(None)
-    rooms = session.scalars(select(Room).where(open_room).order_by(Room.created_at, Room.code)).all()
+    open_room = RoomRow.closed_at.is_(None)
+    rooms = session.scalars(select(RoomRow).where(open_room).order_by(RoomRow.created_at, RoomRow.code)).all()
     seats: dict[str, list[SeatRecord]] = {}
-    for seat in session.scalars(select(Seat).join(Room, Seat.room_code == Room.code).where(open_room)
-                                .order_by(Seat.room_code, Seat.seat)):
+    for seat in session.scalars(select(SeatRow).join(RoomRow, SeatRow.room_code == RoomRow.code).where(open_room)
+                                .order_by(SeatRow.room_code, SeatRow.seat)):
         seats.setdefault(seat.room_code, []).append(
             SeatRecord(seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot))
 
     def in_progress(query: Select[Any]) -> Select[Any]:
-        return query.join(Room, MatchRow.room_code == Room.code).where(open_room, MatchRow.status == IN_PROGRESS)
+        return query.join(RoomRow, MatchRow.room_code == RoomRow.code).where(open_room, MatchRow.status == IN_PROGRESS)
 
     matches: dict[str, MatchRow] = {}
     for match in session.scalars(in_progress(select(MatchRow)).order_by(MatchRow.started_at, MatchRow.id)):
@@ -186,7 +200,7 @@ def active_rooms(session: Session) -> list[RoomSnapshot]:
         plays.setdefault((play.match_id, play.deal), []).append(play.card)
 
     newest_finished: dict[str, MatchRow] = {}
-    for match in session.scalars(select(MatchRow).join(Room, MatchRow.room_code == Room.code)
+    for match in session.scalars(select(MatchRow).join(RoomRow, MatchRow.room_code == RoomRow.code)
                                  .where(open_room, MatchRow.status == FINISHED)
                                  .order_by(MatchRow.started_at, MatchRow.id)
                                  .options(undefer(MatchRow.record))):
@@ -218,6 +232,8 @@ def active_rooms(session: Session) -> list[RoomSnapshot]:
 
 def match_record(session: Session, *, match_id: str) -> dict[str, Any] | None:
     """The record of a finished match, or ``None`` if there is none (unknown, in progress, abandoned)."""
+    if _cannot_hold(MatchRow.id, match_id):
+        return None
     record: dict[str, Any] | None = session.scalar(
         select(MatchRow.record).where(MatchRow.id == match_id, MatchRow.status == FINISHED))
     return record
@@ -230,21 +246,28 @@ def list_matches(session: Session, *, page: int, per_page: int) -> MatchPage:
     rows = session.scalars(select(MatchRow).where(finished)
                            .order_by(MatchRow.ended_at.desc(), MatchRow.id.desc())
                            .offset((page - 1) * per_page).limit(per_page))
-    return MatchPage(items=tuple(map(_summary, rows)), total=total, page=page, per_page=per_page,
+    return MatchPage(items=tuple(map(_finished, rows)), total=total, page=page, per_page=per_page,
                      pages=max(1, -(-total // per_page)))
 
 
-def match_summary(session: Session, *, match_id: str) -> MatchSummary | None:
-    """The summary of a finished match, or ``None`` if there is none."""
+def finished_match(session: Session, *, match_id: str) -> FinishedMatch | None:
+    """Finished match ``match_id`` as listed, or ``None`` if there is none."""
+    if _cannot_hold(MatchRow.id, match_id):
+        return None
     row = session.scalar(select(MatchRow).where(MatchRow.id == match_id, MatchRow.status == FINISHED))
-    return None if row is None else _summary(row)
+    return None if row is None else _finished(row)
 
 
-def _summary(row: MatchRow) -> MatchSummary:
-    return MatchSummary(
+def _finished(row: MatchRow) -> FinishedMatch:
+    return FinishedMatch(
         match_id=row.id, room_code=row.room_code, started_at=row.started_at, ended_at=row.ended_at or row.started_at,
         players=tuple(row.players), placings=tuple(row.placings or ()), winners=tuple(row.winners or ()),
         preset=row.preset, rules=row.rules, deals=row.deal_count or 0, imported=row.imported)
+
+
+def _cannot_hold(column: InstrumentedAttribute[str], key: str) -> bool:
+    # A key no database can store names nothing; looking it up would be refused (text_fault).
+    return text_fault(key, column.type.length) is not None
 
 
 def _abandon_room_matches(session: Session, *, room_code: str, ended_at: datetime) -> None:

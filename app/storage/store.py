@@ -19,13 +19,17 @@ from sqlalchemy.orm import Session
 
 from app.game.match import Match
 from app.game.record import NotARecord, RecordFault, outcome, replay
+from app.names import InvalidName, clean_name, same_name
 from app.storage import migrate, queries
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError
 from app.identity import new_match_id
-from app.storage.values import MatchPage, MatchSummary, RoomSnapshot, SeatRecord
+from app.storage.values import FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
 
+MAX_PAGE = 1_000_000
+"""Highest page number :meth:`Storage.list_matches` takes (it keeps the row offset a small number)."""
 MAX_PER_PAGE = 100
+"""Most finished matches on one page."""
 
 
 class Storage:
@@ -37,7 +41,11 @@ class Storage:
     calls fail, not the construction. Methods may be called from any thread;
     each uses its own session and transaction, so a call either commits
     whole or not at all. Timestamps must be timezone-aware and come back in
-    UTC. Raises :class:`StorageError` for a URL that cannot be used (unknown
+    UTC. A value that one of the databases could not hold (text with NUL or
+    longer than its column, a whole number beyond 32 bits, NaN in JSON) is
+    refused before the database sees it, by every database alike, with
+    :class:`StorageError` (``app.storage.models.StoredText``, ``StoredInt``).
+    Raises :class:`StorageError` for a URL that cannot be used (unknown
     driver, SQLite folder that cannot be created).
     """
 
@@ -63,7 +71,9 @@ class Storage:
     def upgrade(self) -> None:
         """Apply every migration not yet applied (``alembic upgrade head``), in one transaction.
 
-        Safe to call on every start: an up-to-date database is left alone.
+        Safe to call on every start: an up-to-date database is left alone,
+        and upgrades started at once by several processes run one after the
+        other (``app.storage.migrate.migration_transaction``), so all succeed.
         Raises :class:`StorageError` if the database fails.
         """
         self._check_open()
@@ -191,29 +201,33 @@ class Storage:
     def match_record(self, match_id: str) -> dict[str, Any] | None:
         """The record (docs/rules.md §4) of a finished or imported match; ``None`` for any other id.
 
-        Raises :class:`StorageError`.
+        Any text may be asked for, even text no database could hold (NUL,
+        too long): it names no match. Raises :class:`StorageError` if the
+        database fails.
         """
         with self._unit(f"read match {match_id!r}", write=False) as session:
             return queries.match_record(session, match_id=match_id)
 
     def list_matches(self, *, page: int = 1, per_page: int = 20) -> MatchPage:
-        """Page ``page`` (from 1) of the finished matches, newest end first, ``per_page`` (1–100) a page.
+        """Page ``page`` (1 to :data:`MAX_PAGE`) of the finished matches, newest end first, ``per_page`` (1–100) a page.
 
-        A page past the last is empty. Raises ``ValueError`` for a page
-        below 1 or ``per_page`` out of range, :class:`StorageError` if the
-        database fails.
+        A page past the last is empty. Raises ``ValueError`` for ``page`` or
+        ``per_page`` out of range, :class:`StorageError` if the database fails.
         """
-        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-            raise ValueError(f"page must be a whole number from 1, not {page!r}")
+        if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= MAX_PAGE:
+            raise ValueError(f"page must be a whole number from 1 to {MAX_PAGE}, not {page!r}")
         if isinstance(per_page, bool) or not isinstance(per_page, int) or not 1 <= per_page <= MAX_PER_PAGE:
             raise ValueError(f"per_page must be a whole number from 1 to {MAX_PER_PAGE}, not {per_page!r}")
         with self._unit("list the finished matches", write=False) as session:
             return queries.list_matches(session, page=page, per_page=per_page)
 
-    def match_summary(self, match_id: str) -> MatchSummary | None:
-        """The summary of a finished match, ``None`` for any other id. Raises :class:`StorageError`."""
+    def finished_match(self, match_id: str) -> FinishedMatch | None:
+        """Finished match ``match_id`` as listed, ``None`` for any other id (any text, as for :meth:`match_record`).
+
+        Raises :class:`StorageError` if the database fails.
+        """
         with self._unit(f"read match {match_id!r}", write=False) as session:
-            return queries.match_summary(session, match_id=match_id)
+            return queries.finished_match(session, match_id=match_id)
 
     def import_record(self, record: Any, *, imported_at: datetime) -> str:
         """Check a record with the engine and store it as a finished match; return its new id.
@@ -222,8 +236,9 @@ class Storage:
         stored in canonical form (``to_record`` of the replayed match), with
         placings and winners worked out by the engine. Raises
         :class:`~app.storage.errors.RecordRejected` (carrying what ``cucumber
-        verify`` prints for it) if it is not a record, is faulty or the match
-        is unfinished; :class:`StorageError` if the database fails.
+        verify`` prints for it) if it is not a record, is faulty, the match
+        is unfinished or a name is one the table refuses
+        (:func:`verify_for_import`); :class:`StorageError` if the database fails.
         """
         match = verify_for_import(record)
         match_id = new_match_id()
@@ -252,33 +267,45 @@ class Storage:
             raise StorageError("storage is closed")
 
 
-IMPORTED_NAME_MAX = 40
-"""Longest player name an imported record may carry (names typed here have at most 20)."""
-
-
 def verify_for_import(record: Any) -> Match:
-    """The finished match a record describes, replayed by the engine (docs/rules.md §4).
+    """The finished match a record describes, replayed by the engine (docs/rules.md §4), if it may be stored.
 
-    Raises :class:`~app.storage.errors.RecordRejected` with the result
-    ``cucumber verify`` prints: the fault for a faulty record or a
-    non-record, the outcome for an unfinished match.
+    Besides what ``cucumber verify`` checks, the players' names must be as
+    the table would have them: each exactly its :func:`app.names.clean_name`
+    (1–20 visible characters, trimmed, single spaces, NFC), and no two the
+    same by :func:`app.names.same_name`. A record is kept as it is, so a
+    name is refused rather than changed. Raises
+    :class:`~app.storage.errors.RecordRejected` with the result ``cucumber
+    verify`` prints: the fault for a faulty record or a non-record, the
+    outcome for an unfinished match, and for a name the table refuses
+    ``{"ok": false, …, "seat": s, "reason": …}`` naming seat ``s``.
     """
     try:
         match = replay(record)
     except NotARecord as error:
-        reason = f"not a cucumber-match/1 record: {error}"
-        raise RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": None, "card": None,
-                                      "reason": reason}) from None
+        raise _refusal(f"not a cucumber-match/1 record: {error}") from None
     except RecordFault as fault:
         raise RecordRejected(f"the record is faulty at deal {fault.deal}: {fault.message}", fault.to_dict()) from None
     if not match.finished:
         raise RecordRejected("the match in the record is not finished", outcome(match))
-    for name in match.players:
-        if not name.strip() or len(name) > IMPORTED_NAME_MAX:
-            reason = f"player names must have 1 to {IMPORTED_NAME_MAX} characters, not {name[:30]!r}"
-            raise RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": None, "card": None,
-                                          "reason": reason})
+    for seat, name in enumerate(match.players):
+        try:
+            clean = clean_name(name)
+        except InvalidName as error:
+            raise _refusal(f"the name of seat {seat} ({name[:30]!r}) is refused: {error}", seat) from None
+        if clean != name:
+            raise _refusal(f"the name of seat {seat} ({name[:30]!r}) is not written as the table writes it "
+                           f"({clean!r}: trimmed, single spaces, NFC)", seat)
+        same = next((other for other in range(seat) if same_name(match.players[other], name)), None)
+        if same is not None:
+            raise _refusal(f"seats {same} and {seat} have the same name ({match.players[same]!r}, {name!r})", seat)
     return match
+
+
+def _refusal(reason: str, seat: int | None = None) -> RecordRejected:
+    """A refused record that has no fault at a deal: the reason, and the seat it concerns if any."""
+    return RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": seat, "card": None,
+                                   "reason": reason})
 
 
 def _describe(error: Exception) -> str:

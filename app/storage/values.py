@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from app.bots.strength import BotStrength
 from app.identity import TOKEN_HASH_PATTERN
-from app.storage.models import BOT_LEVELS
+
 
 @dataclass(frozen=True, slots=True)
 class SeatRecord:
@@ -17,9 +18,10 @@ class SeatRecord:
     - ``name``: the player's name (at most 100 characters).
     - ``token_hash``: :func:`hash_token` of the player's secret token, or
       ``None`` (a bot has no token). Never the token itself.
-    - ``bot``: ``None`` for a person, else ``"easy"``, ``"normal"`` or ``"hard"``.
+    - ``bot``: ``None`` for a person, else a :class:`BotStrength` value
+      (``"easy"``, ``"normal"`` or ``"hard"``).
 
-    Raises ``ValueError`` for a negative seat, an unknown bot level or a
+    Raises ``ValueError`` for a negative seat, an unknown bot strength or a
     token hash that is not 64 lower-case hex digits.
     """
 
@@ -31,8 +33,8 @@ class SeatRecord:
     def __post_init__(self) -> None:
         if isinstance(self.seat, bool) or not isinstance(self.seat, int) or self.seat < 0:
             raise ValueError(f"seat must be a seat index from 0, not {self.seat!r}")
-        if self.bot is not None and self.bot not in BOT_LEVELS:
-            raise ValueError(f"bot must be None or one of {', '.join(BOT_LEVELS)}, not {self.bot!r}")
+        if self.bot is not None and self.bot not in tuple(BotStrength):
+            raise ValueError(f"bot must be None or one of {', '.join(BotStrength)}, not {self.bot!r}")
         if self.token_hash is not None and not TOKEN_HASH_PATTERN.fullmatch(self.token_hash):
             raise ValueError("token_hash must be the hex SHA-256 of the token (64 lower-case hex digits)")
 
@@ -77,8 +79,8 @@ class RoomSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchSummary:
-    """A finished match, for lists and headers.
+class FinishedMatch:
+    """A finished match as listed: who played, how it ended, under which rules.
 
     - ``match_id``; ``room_code`` where it was played (``None`` if imported
       or the room is unknown).
@@ -113,7 +115,7 @@ class MatchPage:
     1; ``per_page``; ``pages`` in all (at least 1, even with no match).
     """
 
-    items: tuple[MatchSummary, ...]
+    items: tuple[FinishedMatch, ...]
     total: int
     page: int
     per_page: int

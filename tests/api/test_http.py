@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from app.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET, ROOM_CODE_LENGTH as CODE_LENGTH
@@ -102,3 +104,50 @@ def test_a_server_holds_a_bounded_number_of_rooms_and_connections(make_client):
     with client.websocket_connect(f"/api/rooms/{code}/ws") as third:
         assert third.receive_json()["code"] == "room_crowded"
     assert first.state["spectators"] <= 2 and second.state is not None
+
+
+# The same answers on every database: input is checked before storage sees it.
+
+
+@pytest.fixture
+def client_on_either(make_client, empty_url):
+    """An app on a new database of its own: SQLite, then PostgreSQL."""
+    return make_client(database_url=empty_url)
+
+
+@pytest.mark.parametrize("match_id", ["a%00b", "%00", "x" * 300, "%ED%A0%80", "nosuchmatch", "%F0%9F%A5%92%00",
+                                      "22222222222%00"])
+def test_text_that_names_no_match_is_404_on_every_database(client_on_either, match_id):
+    record = client_on_either.get(f"/api/matches/{match_id}/record")
+    assert record.status_code == 404 and record.json()["error"] == "no_such_match"
+    page = client_on_either.get(f"/matches/{match_id}")
+    assert page.status_code == 404 and "No such match" in page.text
+
+
+@pytest.mark.parametrize("code", ["%00", "AB%00C", "x" * 300, "%ED%A0%80"])
+def test_text_that_names_no_room_is_404_on_every_database(client_on_either, code):
+    assert client_on_either.get(f"/api/rooms/{code}").status_code == 404
+    assert client_on_either.post(f"/api/rooms/{code}/players", json={"name": "Ana"}).status_code == 404
+    assert client_on_either.get(f"/r/{code}").status_code == 404
+
+
+@pytest.mark.parametrize(("body", "code"), [
+    ({"name": "Ana\u0000"}, "invalid_name"),
+    ({"name": "\ud800"}, "invalid_name"),
+    ({"name": "Ana", "preset": "\u0000"}, "invalid_rules"),
+    ({"name": "Ana", "rules": {"follow": "\u0000"}}, "invalid_rules"),
+    ({"name": "Ana", "rules": {"\u0000": 1}}, "invalid_rules"),
+    ({"name": "Ana", "rules": {"threshold": 2**80}}, "invalid_rules"),
+    ({"name": "Ana", "rules": {"match_length": -2**63}}, "invalid_rules"),
+])
+def test_text_and_numbers_a_database_cannot_hold_are_refused_alike(client_on_either, body, code):
+    # Sent as JSON text with escapes (\u0000, \ud800), as a program would.
+    answer = client_on_either.post("/api/rooms", content=json.dumps(body), headers={"content-type": "application/json"})
+    assert answer.status_code == 422 and answer.json()["error"] == code
+    assert client_on_either.get("/healthz").json()["rooms"] == 0
+
+
+def test_page_numbers_stay_in_range_on_every_database(client_on_either):
+    assert client_on_either.get("/api/matches", params={"page": 10**20}).status_code == 422
+    assert client_on_either.get("/api/matches", params={"per_page": 2**40}).status_code == 422
+    assert client_on_either.get("/matches", params={"page": "99999999999999999999"}).status_code == 200

@@ -6,6 +6,8 @@ import re
 
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS
 from app.wording import card_name
+from app.bots.strength import BotStrength
+from app.rooms.schedule import STAND_IN
 from tests.api.conftest import Peer, open_room
 
 
@@ -33,6 +35,14 @@ def test_opening_a_table_from_the_form_seats_you_and_goes_to_the_room(client):
                      "match_length": 5}
     page = client.get(answer.headers["location"])
     assert page.status_code == 200 and "Start the match" in page.text
+
+
+def test_the_host_may_add_a_bot_of_every_strength_the_stand_in_first(client):
+    code, _ = open_room(client, ["Host"])  # the client keeps the host's cookie
+    page = client.get(f"/r/{code}")
+    choices = re.search(r'<select name="strength">(.*?)</select>', page.text).group(1)
+    assert re.findall(r'<option value="(\w+)"', choices) == list(BotStrength)
+    assert f'<option value="{STAND_IN}" selected>' in choices
 
 
 def test_a_bad_name_on_the_home_form_shows_the_error(client):

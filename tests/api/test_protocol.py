@@ -291,3 +291,22 @@ def test_a_play_for_a_moment_that_has_passed_is_refused(client, table):
     peers[turn].send({"type": "play", "card": second, **moment})
     assert peers[turn].next_error()["code"] == "stale_play"
     assert second in peers[turn].latest()["you"]["hand"]
+
+
+@pytest.mark.parametrize("frame", [
+    '{"type": "set_clock", "seconds": 1099511627776}',
+    '{"type": "set_clock", "seconds": "\\u0000"}',
+    '{"type": "add_bot", "strength": "\\u0000"}',
+    '{"type": "hand_to_bot", "seat": 1099511627776, "strength": "easy"}',
+    '{"type": "set_rules", "rules": {"threshold": 1e400}}',
+    '{"type": "set_rules", "rules": {"follow": "\\u0000"}}',
+    '{"type": "remove_seat", "seat": -1099511627776}',
+])
+def test_host_messages_a_database_could_not_hold_are_refused_alike(make_client, empty_url, frame):
+    client = make_client(database_url=empty_url)
+    code, tokens = open_room(client, NAMES[:2])
+    host = Peer(client, code, tokens[0])
+    before = host.version
+    host.socket.send_text(frame)
+    assert host.next_error()["code"] not in ("storage_unavailable", "internal")
+    assert_unchanged(host, before)

@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from app.bots import BotStrength
 from app.bots.arena import parse_seats, play_match, run_arena, seating
 from app.cli import main
 from app.game.rules import Rules
@@ -14,7 +15,7 @@ HARD = {"budget_s": 30.0, "max_worlds": 24}
 
 
 def test_seats_are_parsed_and_checked():
-    assert parse_seats(" Hard, easy ,NORMAL") == ("hard", "easy", "normal")
+    assert parse_seats(" Hard, easy ,NORMAL") == (BotStrength.HARD, BotStrength.EASY, BotStrength.NORMAL)
     with pytest.raises(ValueError):
         parse_seats("hard,expert")
     with pytest.raises(ValueError):

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from app.bots import STRENGTHS, choose_card
+from app.bots import BotStrength, choose_card
 from app.bots.arena import play_match
 from app.game.cards import Card
 from app.game.errors import GameError
@@ -17,17 +17,13 @@ from tests.bots.helpers import VARIANTS, random_states, scenario
 WORLDS = 6
 
 
-def test_strengths_weakest_first():
-    assert STRENGTHS == ("easy", "normal", "hard")
-
-
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_every_bot_plays_a_legal_card(name):
     rng = random.Random(name)
     for players in (2, 3, 4, 7):
         for match in random_states(VARIANTS[name], players, rng, 12):
             view = view_for(match, match.turn)
-            for strength in STRENGTHS:
+            for strength in BotStrength:
                 card = choose_card(view, strength, rng, budget_s=5, max_worlds=WORLDS)
                 assert card in view.you.legal
                 assert match.is_legal(match.turn, card)
@@ -102,7 +98,7 @@ def swap_hidden(match, seat, rng):
     return None
 
 
-@pytest.mark.parametrize("strength", STRENGTHS)
+@pytest.mark.parametrize("strength", list(BotStrength))
 def test_other_hidden_cards_change_nothing_a_bot_receives_or_does(strength):
     rng = random.Random(strength)
     compared = 0

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import re
+import secrets
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import CheckConstraint, inspect
+from sqlalchemy import CheckConstraint, create_engine, insert, inspect, make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.pool import NullPool
 
+from app.bots.strength import BotStrength
+from app.cli import main
 from app.storage import Storage
 from app.storage.engine import create_storage_engine
 from app.storage.migrate import current_revision, downgrade, head_revision, migrations_folder, upgrade
-from app.storage.models import Base
+from app.storage.models import Base, RoomRow, SeatRow
 
 ROOT = Path(__file__).resolve().parents[2]
+T0 = datetime(2026, 3, 14, 15, 9, tzinfo=UTC)
 
 
 def differences(url: str) -> list[object]:
@@ -62,6 +75,24 @@ def test_constraints_and_indexes_have_the_conventional_names(empty_url):
         engine.dispose()
 
 
+def test_the_migrated_bot_constraint_allows_exactly_the_bot_strengths(empty_url):
+    # The migration spells the strengths out (it is history); they must still be the enum's.
+    engine = create_storage_engine(empty_url)
+    try:
+        upgrade(engine)
+        checks = inspect(engine).get_check_constraints("seats")
+        (check,) = [check for check in checks if check["name"] == "ck_seats_bot"]
+        assert set(re.findall(r"'(\w+)'", check["sqltext"])) == set(BotStrength)
+        with engine.begin() as connection:
+            connection.execute(insert(RoomRow).values(code="ROOM1", rules={}, created_at=T0))
+            connection.execute(insert(SeatRow), [{"room_code": "ROOM1", "seat": seat, "name": "Bot", "bot": strength}
+                                                 for seat, strength in enumerate(BotStrength)])
+        with pytest.raises(IntegrityError), engine.begin() as connection:
+            connection.execute(insert(SeatRow).values(room_code="ROOM1", seat=9, name="x", bot="expert"))
+    finally:
+        engine.dispose()
+
+
 def test_downgrade_removes_every_table(empty_url):
     engine = create_storage_engine(empty_url)
     try:
@@ -88,3 +119,66 @@ def test_the_alembic_command_works_from_the_repository_root(tmp_path):
     checked = alembic("-x", f"database_url={url}", "check")
     assert checked.returncode == 0, checked.stderr
     assert "No new upgrade operations detected" in checked.stdout + checked.stderr
+
+
+def upgrade_each_when_all_are_ready(urls: list[str], ready: Any) -> None:
+    """``cucumber db upgrade`` of each database in turn, each started when every other process is ready too.
+
+    Exits with the first failing status, else 0; a failure breaks the
+    barrier, so the other processes stop too instead of waiting for it.
+    """
+    for url in urls:
+        ready.wait(timeout=60)
+        status = main(["db", "upgrade", "--database-url", url])
+        if status:
+            ready.abort()
+            raise SystemExit(status)
+
+
+@contextmanager
+def databases_of_their_own(backend: str, folder: Path, request: pytest.FixtureRequest,
+                           count: int) -> Iterator[list[str]]:
+    """The URLs of ``count`` new, empty databases: SQLite files, or PostgreSQL databases created and dropped here."""
+    if backend == "sqlite":
+        yield [f"sqlite:///{folder / f'fresh{number}.db'}" for number in range(count)]
+        return
+    server = make_url(request.getfixturevalue("postgres_server"))
+    names = [f"cucumber_test_{secrets.token_hex(6)}" for _ in range(count)]
+    admin = create_engine(server, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            for name in names:
+                connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        yield [server.set(database=name).render_as_string(hide_password=False) for name in names]
+    finally:
+        with admin.connect() as connection:
+            for name in names:
+                connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
+UPGRADES_AT_ONCE = 4
+ROUNDS = 3
+
+
+def test_upgrades_started_at_once_on_a_new_database_all_succeed(backend, tmp_path, request):
+    # Processes, not threads: Alembic's context is global to a process.
+    spawn = multiprocessing.get_context("spawn")
+    ready = spawn.Barrier(UPGRADES_AT_ONCE)
+    with databases_of_their_own(backend, tmp_path, request, ROUNDS) as urls:
+        upgrades = [spawn.Process(target=upgrade_each_when_all_are_ready, args=(urls, ready))
+                    for _ in range(UPGRADES_AT_ONCE)]
+        for process in upgrades:
+            process.start()
+        try:
+            for process in upgrades:
+                process.join(timeout=120)
+        finally:
+            for process in upgrades:
+                process.kill()
+                process.join()
+        assert [process.exitcode for process in upgrades] == [0] * UPGRADES_AT_ONCE
+        for url in urls:
+            with Storage(url) as storage:
+                assert current_revision(storage.engine) == head_revision()
+            assert differences(url) == []

@@ -19,13 +19,14 @@ from app.game.simulate import play_random_match
 from app.game.standings import placings
 from app.identity import hash_token
 from app.storage import (
-    MatchSummary,
+    MAX_PAGE,
+    FinishedMatch,
     RecordRejected,
     SeatRecord,
     Storage,
     StorageError,
 )
-from app.storage.models import DealRow, MatchRow, PlayRow, Room
+from app.storage.models import DealRow, MatchRow, PlayRow, RoomRow
 
 T0 = datetime(2026, 3, 14, 15, 9, 26, 535897, tzinfo=UTC)
 RULES = preset("quick").to_dict()
@@ -222,12 +223,12 @@ def finish(storage: Storage, match_id: str, match: Match, ended_at: datetime, ro
                          ended_at=ended_at)
 
 
-def test_a_finished_match_gives_its_record_and_summary(storage):
+def test_a_finished_match_gives_its_record_and_its_listing(storage):
     match = played_match(seed=21)
     save_room(storage)
     finish(storage, "m1", match, T0 + timedelta(minutes=30), room_code="ROOM1")
     assert storage.match_record("m1") == to_record(match)
-    assert storage.match_summary("m1") == MatchSummary(
+    assert storage.finished_match("m1") == FinishedMatch(
         match_id="m1", room_code="ROOM1", started_at=T0, ended_at=T0 + timedelta(minutes=30),
         players=match.players, placings=tuple(placings(match)), winners=match.winners, preset="quick",
         rules=RULES, deals=match.deals_completed, imported=False)
@@ -238,9 +239,9 @@ def test_a_match_whose_start_was_lost_can_still_finish(storage):
     match = played_match(seed=22)
     storage.finish_match(match_id="m1", record=to_record(match), placings=placings(match),
                          winners=list(match.winners), ended_at=T0)
-    summary = storage.match_summary("m1")
-    assert summary is not None
-    assert (summary.players, summary.started_at, summary.preset) == (match.players, T0, "quick")
+    finished = storage.finished_match("m1")
+    assert finished is not None
+    assert (finished.players, finished.started_at, finished.preset) == (match.players, T0, "quick")
 
 
 def test_an_abandoned_match_is_kept_but_not_listed(storage):
@@ -251,7 +252,7 @@ def test_an_abandoned_match_is_kept_but_not_listed(storage):
     storage.abandon_match(match_id="ghost", ended_at=T0)
     assert storage.active_rooms()[0].match is None
     assert storage.match_record("m1") is None
-    assert storage.match_summary("m1") is None
+    assert storage.finished_match("m1") is None
     assert storage.list_matches().total == 0
     with storage.engine.connect() as connection:
         assert connection.scalar(select(MatchRow.status).where(MatchRow.id == "m1")) == "abandoned"
@@ -268,7 +269,7 @@ def test_unknown_and_unfinished_matches_have_no_record(storage):
     storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
     assert storage.match_record("m1") is None
     assert storage.match_record("nope") is None
-    assert storage.match_summary("nope") is None
+    assert storage.finished_match("nope") is None
 
 
 def test_finished_matches_are_listed_newest_first_a_page_at_a_time(storage):
@@ -293,7 +294,8 @@ def test_an_empty_list_has_one_page(storage):
     assert (page.items, page.total, page.pages) == ((), 0, 1)
 
 
-@pytest.mark.parametrize(("page", "per_page"), [(0, 20), (1, 0), (1, 101), (True, 20)])
+@pytest.mark.parametrize(("page", "per_page"), [(0, 20), (1, 0), (1, 101), (True, 20), (MAX_PAGE + 1, 20),
+                                               (10**20, 20)])
 def test_pages_are_checked(page, per_page):
     with Storage("sqlite://") as storage, pytest.raises(ValueError):
         storage.list_matches(page=page, per_page=per_page)
@@ -310,12 +312,12 @@ def test_an_imported_record_is_stored_as_a_finished_match(storage):
     match_id = storage.import_record(record, imported_at=T0)
     assert len(match_id) == 12
     assert storage.match_record(match_id) == to_record(match)
-    summary = storage.match_summary(match_id)
-    assert summary == MatchSummary(
+    finished = storage.finished_match(match_id)
+    assert finished == FinishedMatch(
         match_id=match_id, room_code=None, started_at=T0, ended_at=T0, players=match.players,
         placings=tuple(placings(match)), winners=match.winners, preset="gurka", rules=preset("gurka").to_dict(),
         deals=match.deals_completed, imported=True)
-    assert storage.list_matches().items == (summary,)
+    assert storage.list_matches().items == (finished,)
 
 
 def faulty_record() -> dict[str, Any]:
@@ -346,6 +348,40 @@ def test_a_record_that_does_not_verify_is_refused_with_the_verify_result(storage
     assert count(storage, MatchRow) == 0
 
 
+def record_with_players(*names: str) -> dict[str, Any]:
+    record = to_record(played_match(seed=8, players=len(names)))
+    record["players"] = list(names)
+    return record
+
+
+@pytest.mark.parametrize(("names", "seat", "reason"), [
+    (["Ana", "Ben", ""], 2, "enter a name"),
+    (["Ana", "   ", "Cy"], 1, "enter a name"),
+    (["Ana", "B" * 21, "Cy"], 1, "at most 20 characters"),
+    (["Ana\x00", "Ben", "Cy"], 0, "only contain visible characters"),
+    (["Ana", "Ben\u200b", "Cy"], 1, "only contain visible characters"),
+    (["Ana", "Ben", "\u3164"], 2, "at least one visible"),
+    (["Ana", " Ben", "Cy"], 1, "not written as the table writes it ('Ben'"),
+    (["Ana", "Ben", "Cy  Dag"], 2, "not written as the table writes it ('Cy Dag'"),
+    (["Ana", "Ben", "Cafe\u0301"], 2, "not written as the table writes it ('Café'"),
+    (["Ana", "Ben", "ANA"], 2, "seats 0 and 2 have the same name ('Ana', 'ANA')"),
+    (["Ａｎａ", "Ben", "Ana"], 2, "seats 0 and 2 have the same name"),
+], ids=["empty", "spaces", "long", "nul", "invisible", "blank", "untrimmed", "two-spaces", "not-nfc", "case", "width"])
+def test_an_imported_record_needs_names_the_table_accepts(storage, names, seat, reason):
+    with pytest.raises(RecordRejected) as caught:
+        storage.import_record(record_with_players(*names), imported_at=T0)
+    result = caught.value.result
+    assert reason in result["reason"] and reason in caught.value.message
+    assert result == {"ok": False, "deal": None, "play": None, "seat": seat, "card": None, "reason": result["reason"]}
+    assert count(storage, MatchRow) == 0
+
+
+def test_an_imported_record_may_have_any_name_the_table_accepts(storage):
+    names = ["Åse Øvrebø", "👨\u200d👩\u200d👧", "O'Brien-Smith", "B" * 20]
+    match_id = storage.import_record(record_with_players(*names), imported_at=T0)
+    assert storage.match_record(match_id)["players"] == names
+
+
 # Time stamps
 
 
@@ -361,7 +397,57 @@ def test_times_come_back_in_utc(storage):
 def test_a_naive_time_is_refused(storage):
     with pytest.raises(StorageError, match="timezone-aware"):
         save_room(storage, created_at=datetime(2026, 1, 1, 12, 0))
-    assert count(storage, Room) == 0
+    assert count(storage, RoomRow) == 0
+
+
+# Values only one database could hold: refused alike, before the database sees them
+
+
+@pytest.mark.parametrize(("changes", "reason"), [
+    ({"code": "RO\x00M"}, "text holding NUL"),
+    ({"code": "R" * 33}, "text of 33 characters cannot be stored where at most 32 fit"),
+    ({"seats": [SeatRecord(seat=0, name="Ana\x00")]}, "text holding NUL"),
+    ({"seats": [SeatRecord(seat=0, name="A" * 101)]}, "at most 100 fit"),
+    ({"seats": [SeatRecord(seat=2**31, name="Ana")]}, "only whole numbers from -2147483648 to 2147483647"),
+    ({"turn_seconds": 2**63}, "only whole numbers"),
+    ({"host_token_hash": "\ud800"}, "not valid Unicode"),
+    ({"rules": {"threshold": float("nan")}}, "not JSON compliant"),
+], ids=["code-nul", "code-long", "name-nul", "name-long", "seat-big", "clock-huge", "surrogate", "nan"])
+def test_a_value_one_database_could_not_hold_is_refused_by_every_database(storage, changes, reason):
+    with pytest.raises(StorageError, match=reason):
+        save_room(storage, **changes)
+    assert count(storage, RoomRow) == 0
+
+
+def test_a_match_id_or_card_one_database_could_not_hold_is_refused_by_every_database(storage):
+    with pytest.raises(StorageError, match="text holding NUL"):
+        storage.start_match(match_id="m\x00", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+    storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+    with pytest.raises(StorageError, match="text holding NUL"):
+        storage.record_deal(match_id="m1\x00", deal=0, dealer=0, hands=[["2C"], ["3C"]])
+    storage.record_deal(match_id="m1", deal=0, dealer=0, hands=[["2C"], ["3C"]])
+    with pytest.raises(StorageError, match="at most 2 fit"):
+        storage.record_play(match_id="m1", deal=0, play=0, card="10C", played_at=T0)
+    with pytest.raises(StorageError, match="only whole numbers"):
+        storage.record_play(match_id="m1", deal=2**40, play=0, card="2C", played_at=T0)
+
+
+def test_json_holds_any_text_on_every_database(storage):
+    rules = dict(RULES, note="a\x00b\ud800")
+    storage.start_match(match_id="m1", room_code=None, rules=rules, players=["A\x00", "B"], started_at=T0)
+    with storage.engine.connect() as connection:
+        row = connection.execute(select(MatchRow.rules, MatchRow.players).where(MatchRow.id == "m1")).one()
+    assert (row.rules["note"], row.players) == ("a\x00b\ud800", ["A\x00", "B"])
+
+
+@pytest.mark.parametrize("key", ["a\x00", "x" * 33, "\ud800", ""])
+def test_text_no_database_could_hold_names_nothing(storage, key):
+    finish(storage, "m1", played_match(), T0)
+    assert storage.match_record(key) is None
+    assert storage.finished_match(key) is None
+    storage.abandon_match(match_id=key, ended_at=T0)
+    storage.close_room(code=key, closed_at=T0)
+    assert storage.list_matches().total == 1
 
 
 # Failures
@@ -428,14 +514,3 @@ def test_calls_work_again_after_the_server_dropped_the_connections(storage):
     finally:
         admin.dispose()
     assert [room.code for room in storage.active_rooms()] == ["ROOM1"]
-
-
-
-@pytest.mark.parametrize("name", ["", "   ", "x" * 41])
-def test_an_imported_record_needs_sensible_player_names(storage, name):
-    record = to_record(played_match(seed=9, players=3))
-    record["players"][1] = name
-    with pytest.raises(RecordRejected) as caught:
-        storage.import_record(record, imported_at=T0)
-    assert caught.value.result["ok"] is False and "names" in caught.value.result["reason"]
-    assert storage.list_matches().total == 0

@@ -1,4 +1,4 @@
-"""The command line: ``verify``, ``simulate``, ``bench engine`` and the rules options in its help."""
+"""``cucumber verify``: one JSON line per record file, and the reader of record files."""
 
 import io
 import json
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main, rules_from_text
-from app.game import InvalidRules, Rules, preset, to_record
-from app.game.rules import CHOICE, MAX_PLAYERS, MIN_PLAYERS, OPTIONS
+from app.cli import main
+from app.tools.verify import UnreadableRecord, read_record
+from app.game import Rules, to_record
 from app.game.simulate import play_random_match
 
 CASES = sorted((Path(__file__).parent.parent / "data" / "records").glob("*.json"))
@@ -104,97 +104,33 @@ def test_verify_as_a_process_exit_status(files):
     assert done.returncode == 0
 
 
-def test_simulate_with_a_preset(capsys):
-    assert main(["simulate", "--players", "3", "--rules", "quick", "--count", "5", "--seed", "2", "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["matches"] == 5 and report["players"] == 3 and report["seed"] == 2
-    assert report["rules"] == preset("quick").to_dict()
-    assert report["deals_per_match"] >= 1
-    # 3 cards to each of the 2 or 3 players still in, every deal
-    deals = report["deals_per_match"]
-    assert 2 * 3 * deals - 0.1 <= report["plays_per_match"] <= 3 * 3 * deals + 0.1
-    assert len(report["win_share"]) == 3 and sum(report["win_share"]) == pytest.approx(1, abs=1e-3)
-    assert 2 <= report["penalty_per_deal"] <= 14
-
-
-def test_simulate_with_json_rules_and_the_same_seed_gives_the_same_results(capsys):
-    argv = ["simulate", "--players", "4", "--rules", '{"threshold": 30, "lives": 1}', "--count", "4", "--json"]
-    main(argv)
-    first = json.loads(capsys.readouterr().out)
-    main(argv)
-    again = json.loads(capsys.readouterr().out)
-    assert first["rules"]["threshold"] == 30 and first["rules"]["lives"] == 1
-    assert {key: value for key, value in first.items() if key != "seconds"} == \
-        {key: value for key, value in again.items() if key != "seconds"}
-
-
-def test_simulate_prints_a_readable_report(capsys):
-    assert main(["simulate", "--players", "2", "--count", "3"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("3 matches, 2 players, seed 0")
-    assert "seat 1: wins" in out
-
-
-@pytest.mark.parametrize("argv", [
-    ["simulate", "--rules", "poker"],
-    ["simulate", "--rules", '{"threshold": 5}'],
-    ["simulate", "--rules", '{"threshold": '],
-    ["simulate", "--count", "0"],
-    ["simulate", "--players", "8"],
-    ["bench", "engine", "--matches", "0"],
-])
-def test_bad_options_exit_with_status_2(argv, capsys):
-    with pytest.raises(SystemExit) as caught:
-        main(argv)
-    assert caught.value.code == 2
-    assert capsys.readouterr().err
-
-
-@pytest.mark.parametrize("command", ["simulate", "arena"])
-def test_the_help_lists_every_rules_option_from_the_engines_table(command, capsys):
-    with pytest.raises(SystemExit):
-        main([command, "--help"])
-    shown = capsys.readouterr().out
-    for option in OPTIONS:
-        line = next(line for line in shown.splitlines() if line.split()[:1] == [option.name])
-        assert line.endswith(f"(default {option.default})")
-        assert all(word in line for word in option.choices)
-        assert option.kind == CHOICE or f"{option.low} … {option.high}" in line
-
-
-def test_simulate_takes_the_engines_seat_limits(capsys):
-    for players in (MIN_PLAYERS, MAX_PLAYERS):
-        assert main(["simulate", "--players", str(players), "--count", "1", "--json"]) == 0
-        assert json.loads(capsys.readouterr().out)["players"] == players
-    for players in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
-        with pytest.raises(SystemExit):
-            main(["simulate", "--players", str(players)])
-
-
-def test_bench_engine_prints_one_json_line(capsys):
-    assert main(["bench", "engine", "--matches", "3", "--rounds", "2", "--seed", "5"]) == 0
-    out = capsys.readouterr().out
-    assert len(out.splitlines()) == 1
-    figures = json.loads(out)
-    assert figures["matches"] == 3 and figures["players"] == 5 and figures["rounds"] == 2
-    assert isinstance(figures["matches_per_s"], float) and figures["matches_per_s"] > 0
-    assert isinstance(figures["plays_per_s"], float) and figures["plays_per_s"] > 0
-    assert figures["plays_per_match"] >= 35
-
-
-def test_rules_from_text():
-    assert rules_from_text("gurka") == preset("gurka")
-    assert rules_from_text(' {"hand_size": 4} ') == Rules(hand_size=4)
-    with pytest.raises(InvalidRules):
-        rules_from_text("{not json}")
-    with pytest.raises(InvalidRules) as caught:
-        rules_from_text('{"lives": 0}')
-    assert caught.value.option == "lives"
-
-
 def test_verify_reads_a_file_with_a_byte_order_mark(tmp_path, capsys):
     path = tmp_path / "bom.json"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"format": "cucumber-match/1", "players": ["A", "B"],
                                                    "deals": []}).encode())
     assert main(["verify", str(path)]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True
+
+
+@pytest.mark.parametrize("path", ["file", "-"])
+def test_read_record_skips_a_byte_order_mark_in_a_file_or_on_standard_input(tmp_path, path):
+    text = "\ufeff" + json.dumps({"format": "cucumber-match/1"})
+    file = tmp_path / "bom.json"
+    file.write_text(text, encoding="utf-8")
+    stdin = io.StringIO(text)
+    assert read_record(str(file) if path == "file" else "-", stdin) == {"format": "cucumber-match/1"}
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"\xff{}", "not UTF-8 text"),
+    (b"{", "not JSON (Expecting property name enclosed in double quotes at line 1 column 2)"),
+    (b"[" * 100_000, "not JSON (nested too deeply)"),
+])
+def test_read_record_says_why_a_file_is_unreadable(tmp_path, content, reason):
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(UnreadableRecord) as caught:
+        read_record(str(path), io.StringIO())
+    assert caught.value.reason == reason
+    with pytest.raises(UnreadableRecord, match="cannot read the file"):
+        read_record(str(tmp_path / "missing.json"), io.StringIO())

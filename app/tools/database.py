@@ -1,17 +1,17 @@
-"""The storage subcommands of ``cucumber``: ``db upgrade`` and ``import FILE``.
+"""``cucumber db upgrade`` and ``cucumber import FILE``: the commands that write to the database.
 
 Each takes its database URL and output streams and returns the exit status.
 """
 
 from __future__ import annotations
 
-import io
 import json
 from datetime import UTC, datetime
-from typing import TextIO
+from typing import Any, TextIO
 
 from app.storage.errors import RecordRejected, StorageError
 from app.storage.store import Storage
+from app.tools.verify import UnreadableRecord, failure, read_record
 
 
 def db_upgrade(*, database_url: str, out: TextIO, err: TextIO) -> int:
@@ -31,35 +31,26 @@ def db_upgrade(*, database_url: str, out: TextIO, err: TextIO) -> int:
 
 
 def import_file(path: str, *, database_url: str, out: TextIO, err: TextIO, stdin: TextIO) -> int:
-    """Check the record in file ``path`` (``-``: standard input) and store it as a finished match.
+    """Check the record in file ``path`` (``-``: ``stdin``) and store it as a finished match.
 
+    The file is read as ``cucumber verify`` reads it (:func:`read_record`).
     Migrations are applied first, so a new database works at once. Prints
     the new match id on ``out`` and returns 0. If the file is not a
-    finished, valid record, prints what ``cucumber verify`` prints for it
-    (one JSON line on ``out``), a message on ``err``, and returns 1; if the
-    database fails, a message on ``err`` and returns 1.
+    finished, valid record that may be stored (see ``Storage.import_record``),
+    prints the JSON line verify prints for such a file on ``out`` and a
+    message on ``err``, and returns 1; if the database fails, a message on
+    ``err`` and returns 1.
     """
-    from app.cli import verify_files  # here, as app.cli imports this module
-
-    text = ""
     try:
-        text = stdin.read() if path == "-" else _read_text(path)
-        record = json.loads(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        # Not even JSON: report it exactly as verify does for this file.
-        report = io.StringIO()
-        verify_files([path], report, io.StringIO(), io.StringIO(text))
-        print(report.getvalue(), end="", file=out, flush=True)
-        print(f"cucumber import: {path}: {json.loads(report.getvalue())['reason']}", file=err)
-        return 1
+        record = read_record(path, stdin)
+    except UnreadableRecord as error:
+        return _refuse(path, failure(error.reason), error.reason, out=out, err=err)
     try:
         with Storage(database_url) as storage:
             storage.upgrade()
             match_id = storage.import_record(record, imported_at=datetime.now(UTC))
     except RecordRejected as error:
-        print(json.dumps(error.result), file=out, flush=True)
-        print(f"cucumber import: {path}: {error.message}", file=err)
-        return 1
+        return _refuse(path, error.result, error.message, out=out, err=err)
     except StorageError as error:
         print(f"cucumber import: {error}", file=err)
         return 1
@@ -67,7 +58,7 @@ def import_file(path: str, *, database_url: str, out: TextIO, err: TextIO, stdin
     return 0
 
 
-def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8") as file:
-        return file.read()
-
+def _refuse(path: str, result: dict[str, Any], message: str, *, out: TextIO, err: TextIO) -> int:
+    print(json.dumps(result), file=out, flush=True)
+    print(f"cucumber import: {path}: {message}", file=err)
+    return 1

@@ -1,4 +1,4 @@
-"""``cucumber db upgrade`` and ``cucumber import FILE``."""
+"""``cucumber db upgrade`` and ``cucumber import FILE``, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -93,3 +93,27 @@ def test_import_of_a_missing_file_prints_the_verify_result(empty_url, tmp_path, 
     verified = capsys.readouterr().out
     assert main(["import", path, "--database-url", empty_url]) == 1
     assert capsys.readouterr().out == verified
+
+
+def test_import_reads_a_record_with_a_byte_order_mark_as_verify_does(empty_url, tmp_path, capsys):
+    record = to_record(play_random_match(3, preset("quick"), random.Random(6)))
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(record).encode())
+    assert main(["verify", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True
+    assert main(["import", str(path), "--database-url", empty_url]) == 0
+    match_id = capsys.readouterr().out.strip()
+    with Storage(empty_url) as storage:
+        assert storage.match_record(match_id) == record
+
+
+def test_import_refuses_a_name_the_table_refuses_with_a_verify_style_line(empty_url, tmp_path, capsys):
+    record = to_record(play_random_match(3, preset("quick"), random.Random(7)))
+    record["players"][2] = "Ana  Maria"
+    path = record_file(tmp_path, record)
+    assert main(["import", path, "--database-url", empty_url]) == 1
+    printed = capsys.readouterr()
+    result = json.loads(printed.out)
+    assert (result["ok"], result["deal"], result["seat"]) == (False, None, 2)
+    assert "'Ana Maria'" in result["reason"]
+    assert printed.err == f"cucumber import: {path}: {result['reason']}\n"

@@ -1,0 +1,28 @@
+"""``cucumber serve``: the web server in one uvicorn process.
+
+Rooms live in the process's memory, so there is exactly one worker.
+"""
+
+from __future__ import annotations
+
+
+def serve(host: str | None, port: int | None) -> int:
+    """Run the server with uvicorn until interrupted; a ``None`` host or port takes the setting.
+
+    Returns 0 once uvicorn stops. WebSocket frames over 64 KiB are refused by
+    the protocol layer; smaller oversized messages get the protocol's
+    ``too_large`` error.
+    """
+    import uvicorn
+
+    from app.main import create_app
+    from app.settings import Settings
+
+    settings = Settings()
+    if host is not None:
+        settings.host = host
+    if port is not None:
+        settings.port = port
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1,
+                log_level=settings.log_level, proxy_headers=True, ws_max_size=64 * 1024)
+    return 0
