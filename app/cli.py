@@ -145,8 +145,10 @@ def serve(host: str | None, port: int | None) -> int:
         settings.host = host
     if port is not None:
         settings.port = port
+    # The app reads the proxy headers itself (create_app, from CUCUMBER_TRUSTED_PROXIES); uvicorn
+    # must not apply them a second time from its own FORWARDED_ALLOW_IPS.
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1,
-                log_level=settings.log_level, proxy_headers=True, ws_max_size=64 * 1024)
+                log_level=settings.log_level, proxy_headers=False, ws_max_size=64 * 1024)
     return 0
 
 

@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.api import health, match_api, match_pages, room_api, room_pages, site_pages, sockets
 from app.rooms.persistence import RoomStore
@@ -32,7 +33,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the application for ``settings`` (read from the environment when omitted).
 
     At start-up it applies pending database migrations, rebuilds the rooms
-    that had a match in progress, and starts the idle-room sweeper.
+    that had a match in progress, and starts the idle-room sweeper. Requests
+    from a proxy in ``settings.trusted_proxies`` carry the client's address
+    and scheme from its ``X-Forwarded-For``/``-Proto`` headers; from anyone
+    else those headers are ignored.
     """
     settings = settings or Settings()
 
@@ -83,6 +87,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(room_pages.router)
     app.include_router(match_pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    # Outermost, so that every route and middleware sees the client's own address and scheme.
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     return app
 
 

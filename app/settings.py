@@ -6,7 +6,9 @@ their own :class:`Settings` and pass it to the app.
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+import ipaddress
+
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -30,7 +32,12 @@ class Settings(BaseSettings):
     """Base URL people use to reach the server (e.g. ``https://cards.example.org``);
     used for room links and the WebSocket Origin check behind a proxy."""
     allowed_origins: list[str] = []
-    """Extra Origins allowed to open WebSockets, besides the server's own."""
+    """Extra Origins allowed to open WebSockets and post forms, besides the server's own."""
+    trusted_proxies: str = "127.0.0.1"
+    """Reverse proxies whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed:
+    comma-separated addresses or networks (``172.17.0.1``, ``10.0.0.0/8``), or ``*`` for
+    any sender (only when nothing but the proxy can reach the server). Like uvicorn's
+    ``forwarded_allow_ips``; from anyone else those headers are ignored."""
     room_idle_seconds: float = Field(default=3600.0, gt=0)
     """A room with nobody connected and no change for this long is removed from memory."""
     max_message_bytes: int = Field(default=4096, ge=256)
@@ -47,3 +54,18 @@ class Settings(BaseSettings):
     """Pause after a deal, so everyone can read its summary, before the next deal."""
     hard_bot_budget_seconds: float = Field(default=0.15, gt=0)
     log_level: str = "info"
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _check_proxies(cls, value: str) -> str:
+        """Refuse an entry that is neither ``*``, an address nor a network (uvicorn would
+        silently compare it as text and trust nobody)."""
+        entries = [entry.strip() for entry in value.split(",") if entry.strip()]
+        if entries == ["*"]:
+            return "*"
+        for entry in entries:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an address or a network (* must stand alone)") from None
+        return ",".join(entries)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict
@@ -10,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
 from app.rooms.protocol import rules_from_message
 from app.rooms.views import room_view, state_json
+from app.settings import Settings
 
 router = APIRouter(prefix="/api")
 
@@ -32,10 +34,15 @@ class JoinRoom(BaseModel):
     name: Any = None
 
 
-def set_player_cookie(response: Response, request: Request, code: str, token: str) -> None:
-    """Remember the player's token for this room in an HttpOnly, SameSite cookie."""
+def set_player_cookie(response: Response, request: Request, settings: Settings, code: str, token: str) -> None:
+    """Remember the player's token for room ``code`` in an HttpOnly, SameSite cookie.
+
+    The cookie is ``Secure`` (never sent over plain HTTP) when the public URL
+    is https or the request came over https, directly or from a trusted proxy.
+    """
+    secure = request.url.scheme == "https" or urlsplit(settings.public_url or "").scheme == "https"
     response.set_cookie(cookie_name(code), token, max_age=COOKIE_MAX_AGE, httponly=True, samesite="lax",
-                        secure=request.url.scheme == "https", path="/")
+                        secure=secure, path="/")
 
 
 @router.post("/rooms", status_code=201)
@@ -44,18 +51,18 @@ async def create_room(body: CreateRoom, request: Request, response: Response, re
     """Open a room; the creator is seated as host. → ``{code, url, seat, token}``."""
     rules = rules_from_message(body.model_dump())
     room, seat, token = await registry.create(body.name, rules)
-    set_player_cookie(response, request, room.code, token)
+    set_player_cookie(response, request, settings, room.code, token)
     url = f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}"
     return {"code": room.code, "url": url, "seat": seat, "token": token}
 
 
 @router.post("/rooms/{code}/players", status_code=201)
 async def join_room(code: str, body: JoinRoom, request: Request, response: Response,
-                    registry: RegistryDep) -> dict[str, Any]:
+                    registry: RegistryDep, settings: SettingsDep) -> dict[str, Any]:
     """Take a free seat. → ``{seat, token}``; 409 when full, started or the name is taken."""
     room = registry.require(code)
     seat, token = await room.join(body.name)
-    set_player_cookie(response, request, room.code, token)
+    set_player_cookie(response, request, settings, room.code, token)
     return {"seat": seat, "token": token}
 
 

@@ -22,6 +22,7 @@ from app.rooms.protocol import rules_from_message
 from app.identity import hash_token
 from app.rooms.room import Room, RoomError
 from app.rooms.views import RoomView, room_view
+from app.settings import Settings
 
 router = APIRouter()
 
@@ -51,7 +52,7 @@ def rules_from_form(form: dict[str, Any]) -> dict[str, Any]:
 
 
 @router.post("/rooms", name="create_room_form")
-async def create_room_form(request: Request, registry: RegistryDep) -> Response:
+async def create_room_form(request: Request, registry: RegistryDep, settings: SettingsDep) -> Response:
     """Open a room from the home page form and go to it, seated as host."""
     form = dict(await request.form())
     try:
@@ -61,8 +62,18 @@ async def create_room_form(request: Request, registry: RegistryDep) -> Response:
         return templates.TemplateResponse(
             request, "home.html", {"error": error.message, "name": form.get("name"), "preset": form.get("preset")},
             status_code=error.status)
-    response = RedirectResponse(request.url_for("room_page", code=room.code), status_code=303)
-    set_player_cookie(response, request, room.code, token)
+    return _seated_redirect(request, settings, room.code, token)
+
+
+def _room_path(request: Request, code: str) -> str:
+    """The room page's path: redirects stay relative, so they keep the scheme the browser used."""
+    return str(request.app.url_path_for("room_page", code=code))
+
+
+def _seated_redirect(request: Request, settings: Settings, code: str, token: str) -> Response:
+    """303 to the room page, with the cookie that seats this browser there."""
+    response = RedirectResponse(_room_path(request, code), status_code=303)
+    set_player_cookie(response, request, settings, code, token)
     return response
 
 
@@ -73,7 +84,8 @@ def _viewer_view(request: Request, room: Room) -> RoomView:
     return room_view(room, room.seat_of(token_hash), host=room.is_host(token_hash))
 
 
-def _page_context(request: Request, room: Room, settings: Any, view: RoomView, error: str | None = None) -> dict[str, Any]:
+def _page_context(request: Request, room: Room, settings: Settings, view: RoomView,
+                  error: str | None = None) -> dict[str, Any]:
     return {
         "view": view,
         "ws_path": request.app.url_path_for("room_socket", code=room.code),
@@ -90,7 +102,7 @@ async def room_page(code: str, request: Request, registry: RegistryDep, settings
     if room is None:
         return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
     if room.code != code:
-        return RedirectResponse(request.url_for("room_page", code=room.code), status_code=308)
+        return RedirectResponse(_room_path(request, room.code), status_code=308)
     view = _viewer_view(request, room)
     return templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
 
@@ -109,9 +121,7 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
         return templates.TemplateResponse(request, "room.html",
                                           _page_context(request, room, settings, view, error.message),
                                           status_code=error.status)
-    response = RedirectResponse(request.url_for("room_page", code=room.code), status_code=303)
-    set_player_cookie(response, request, room.code, token)
-    return response
+    return _seated_redirect(request, settings, room.code, token)
 
 
 def live_context(path_for: Callable[..., Any], deal_pause: float) -> dict[str, Any]:
