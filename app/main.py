@@ -22,6 +22,7 @@ from app.api import health, match_api, match_pages, room_api, room_pages, site_p
 from app.rooms.persistence import RoomStore
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import RoomError
+from app.security import SecurityHeaders
 from app.settings import Settings
 from app.storage import Storage, StorageError
 
@@ -87,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(room_pages.router)
     app.include_router(match_pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(SecurityHeaders, docs_path=app.docs_url)
     # Outermost, so that every route and middleware sees the client's own address and scheme.
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     return app

@@ -158,3 +158,32 @@ def test_odd_page_numbers_and_form_numbers_are_handled(client):
             assert 'id="flash"' in socket.receive_text()
         socket.send_json({"type": "set_clock", "seconds": "30"})
         assert "30 seconds a turn" in socket.receive_text()
+
+
+def test_every_response_carries_the_security_headers(client):
+    code, _ = open_room(client, ["Ana"])
+    answers = [client.get(path) for path in ["/", "/rules", "/matches", "/matches/nosuchmatch", f"/r/{code}",
+                                             "/r/ZZZZZ", "/static/app.css", "/api/matches", "/healthz"]]
+    answers.append(client.post("/rooms", data={"name": " ", "preset": "agurk"}))
+    for answer in answers:
+        policy = answer.headers["content-security-policy"]
+        assert policy.startswith("default-src 'self'; script-src 'self' https://cdn.jsdelivr.net/"), answer.url
+        assert "unsafe" not in policy and "frame-ancestors 'self'" in policy
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["referrer-policy"] == "same-origin"
+    assert "'unsafe-inline'" in client.get("/api/docs").headers["content-security-policy"]
+
+
+def test_pages_have_no_inline_script_style_or_handler(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    host = Peer(client, code, tokens[0])
+    host.send({"type": "set_clock", "seconds": 30})
+    host.send({"type": "start"})
+    host.until(lambda s: s["phase"] == "playing")
+    client.cookies.set(f"cucumber_{code}", tokens[0])
+    for path in ["/", "/rules", "/matches", f"/r/{code}"]:
+        page = client.get(path).text
+        assert not re.search(r"<style|\sstyle=|\son[a-z]+=|javascript:", page, re.I), path
+        # Scripts come from files; a data block is not run.
+        assert all("src=" in tag or 'type="application/json"' in tag for tag in re.findall(r"<script[^>]*>", page))
+    assert "data-vars=" in client.get(f"/r/{code}").text  # the clock and meters, applied by app.js
