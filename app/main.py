@@ -12,17 +12,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.api import health, match_api, match_pages, room_api, room_pages, site_pages, sockets
+from app.api.deps import refuse_foreign_posts
+from app.rendering import templates
 from app.rooms.persistence import RoomStore
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import RoomError
-from app.security import SecurityHeaders
+from app.security import Refused, SecurityHeaders
 from app.settings import Settings
 from app.storage import Storage, StorageError
 
@@ -59,13 +61,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             storage.close()
 
     app = FastAPI(title="Cucumber", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
-                  openapi_url="/api/openapi.json")
+                  openapi_url="/api/openapi.json", dependencies=[Depends(refuse_foreign_posts)])
     app.state.settings = settings
 
     @app.exception_handler(RoomError)
     async def room_error(request: Request, error: RoomError) -> JSONResponse:
         """A refused action as ``{"error": code, "message": …}`` with its status."""
         return JSONResponse({"error": error.code, "message": error.message}, status_code=error.status)
+
+    @app.exception_handler(Refused)
+    async def refused(request: Request, error: Refused) -> Response:
+        """A refused request (another site's post, a limit): JSON under ``/api``, a page elsewhere,
+        with ``Retry-After`` when waiting helps."""
+        headers = {"Retry-After": str(error.retry_after)} if error.retry_after is not None else None
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": error.code, "message": error.message}, status_code=error.status,
+                                headers=headers)
+        return templates.TemplateResponse(request, "refused.html", {"error": error}, status_code=error.status,
+                                          headers=headers)
 
     @app.exception_handler(StorageError)
     async def storage_error(request: Request, error: StorageError) -> JSONResponse:

@@ -1,4 +1,5 @@
-"""What every response tells the browser: a Content-Security-Policy and the other security headers.
+"""What every response tells the browser (a Content-Security-Policy and the other security
+headers), and the refusal of requests from other sites or over a limit.
 
 The pages run scripts only from this server and the two pinned htmx files, talk only
 to this server (its WebSockets included), and may be framed only by this site.
@@ -40,6 +41,26 @@ OTHER_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
 }
+
+
+class Refused(Exception):
+    """A request the server will not serve, for a reason that is not the request's content.
+
+    ``code`` is the stable error code (``cross_site``, ``rate_limited``), ``status``
+    the HTTP status (403, 429) and ``retry_after`` the seconds to wait, if waiting helps.
+    The app answers it as JSON under ``/api`` and as a page elsewhere.
+    """
+
+    def __init__(self, code: str, message: str, *, status: int, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.status, self.retry_after = code, message, status, retry_after
+
+
+def cross_site() -> Refused:
+    """The refusal of a post from another site (or a page of this one that the browser
+    opened from another): 403, and nothing changes."""
+    return Refused("cross_site", "This form was sent from another site, so nothing was changed. "
+                   "Open the room's link and try again from there.", status=403)
 
 
 def content_security_policy(host: str | None, *, docs: bool = False) -> str:

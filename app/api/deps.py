@@ -9,8 +9,11 @@ from fastapi import Depends
 from starlette.requests import HTTPConnection
 
 from app.rooms.registry import RoomRegistry
+from app.security import cross_site
 from app.settings import Settings
 from app.storage import Storage
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def get_settings(conn: HTTPConnection) -> Settings:
@@ -46,8 +49,29 @@ def origin_allowed(conn: HTTPConnection, settings: Settings) -> bool:
     ``allowed_origins``. Everything else is another site and is refused.
     """
     origin = conn.headers.get("origin")
+    return origin is None or _own_origin(origin, conn, settings)
+
+
+def post_origin_allowed(conn: HTTPConnection, settings: Settings) -> bool:
+    """Whether a request that changes something (a form post) comes from this site.
+
+    Judged as :func:`origin_allowed` judges a WebSocket, by the ``Origin``
+    header; a browser that sends none is judged by its ``Referer`` instead.
+    With neither (a program, not a browser) the request is allowed.
+    """
+    origin = conn.headers.get("origin")
     if origin is None:
-        return True
+        referer = conn.headers.get("referer")
+        if referer is None:
+            return True
+        parts = urlsplit(referer)
+        origin = f"{parts.scheme}://{parts.netloc}"
+    return _own_origin(origin, conn, settings)
+
+
+def _own_origin(origin: str, conn: HTTPConnection, settings: Settings) -> bool:
+    """Whether ``origin`` (``scheme://host[:port]``) is this site's: the request's own host,
+    the public URL's origin, or one of ``allowed_origins``. ``null`` and junk are not."""
     parts = urlsplit(origin)
     if not parts.scheme or not parts.netloc:
         return False
@@ -59,6 +83,15 @@ def origin_allowed(conn: HTTPConnection, settings: Settings) -> bool:
         public = urlsplit(settings.public_url)
         allowed.add(f"{public.scheme}://{public.netloc}".lower())
     return origin.rstrip("/").lower() in allowed
+
+
+def refuse_foreign_posts(conn: HTTPConnection, settings: SettingsDep) -> None:
+    """Every route's guard: a request that may change something (any method but GET, HEAD
+    and OPTIONS) from another site raises :class:`~app.security.Refused` (403) before the
+    route runs. WebSockets are judged in their handshake instead."""
+    if conn.scope["type"] == "http" and conn.scope["method"] not in SAFE_METHODS \
+            and not post_origin_allowed(conn, settings):
+        raise cross_site()
 
 
 def public_base(conn: HTTPConnection, settings: Settings) -> str:

@@ -77,10 +77,15 @@ def _seated_redirect(request: Request, settings: Settings, code: str, token: str
     return response
 
 
+def _viewer_hash(request: Request, room: Room) -> str | None:
+    """The token hash in the visitor's cookie for ``room`` (``None`` without one)."""
+    token = request.cookies.get(cookie_name(room.code))
+    return hash_token(token) if token else None
+
+
 def _viewer_view(request: Request, room: Room) -> RoomView:
     """The room as the visitor whose cookie came with the request sees it."""
-    token = request.cookies.get(cookie_name(room.code))
-    token_hash = hash_token(token) if token else None
+    token_hash = _viewer_hash(request, room)
     return room_view(room, room.seat_of(token_hash), host=room.is_host(token_hash))
 
 
@@ -110,10 +115,16 @@ async def room_page(code: str, request: Request, registry: RegistryDep, settings
 @router.post("/r/{code}/join", name="join_room_form")
 async def join_room_form(code: str, request: Request, registry: RegistryDep, settings: SettingsDep,
                          name: str = Form("")) -> Response:
-    """Take a seat from the room page's form, then return to the page."""
+    """Take a seat from the room page's form, then return to the page.
+
+    A browser already seated here (an old tab, a second click) goes back to its
+    seat: a second seat would take its cookie, and with it the first seat.
+    """
     room = registry.get(code)
     if room is None:
         return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
+    if room.seat_of(_viewer_hash(request, room)) is not None:
+        return RedirectResponse(_room_path(request, room.code), status_code=303)
     try:
         _, token = await room.join(name)
     except RoomError as error:

@@ -20,6 +20,7 @@ def seat_cookies(client, headers):
     returns the three answers."""
     opened = client.post("/rooms", data={"name": "Ana", "preset": "agurk"}, headers=headers, follow_redirects=False)
     code = opened.headers["location"].rsplit("/", 1)[1]
+    client.cookies.clear()  # another browser
     joined = client.post(f"/r/{code}/join", data={"name": "Ben"}, headers=headers, follow_redirects=False)
     api = client.post(f"/api/rooms/{code}/players", json={"name": "Cy"}, headers=headers)
     return opened, joined, api

@@ -60,3 +60,25 @@ def test_the_table_runs_under_its_policy_with_connect_src_self_alone(open_tab, s
     assert ana.problems() == []
     for player in (ben, owner):
         player.close()
+
+
+def test_a_join_posted_from_another_site_is_refused_and_the_seat_kept(open_tab, server: LiveServer) -> None:
+    ana = open_tab("Ana")
+    ana.goto("/")
+    ana.page.fill("input[name=name]", "Ana")
+    ana.page.click("form button[type=submit]")
+    ana.page.wait_for_url("**/r/*")
+    code = ana.page.get_attribute("main#room", "data-code")
+    seat_cookie = ana.context.cookies(server.url)
+    # Another site's page with a form that takes a seat in Ana's room. Her SameSite cookie
+    # does not go with it; were the post served, its answer would replace that cookie.
+    other_site = "http://prizes.example/"
+    ana.page.route(other_site, lambda route: route.fulfill(content_type="text/html", body=(
+        f'<form method="post" action="{server.url}/r/{code}/join">'
+        '<input name="name" value="Eve"><button>Win a prize</button></form>')))
+    ana.page.goto(other_site)
+    with ana.page.expect_navigation():
+        ana.page.click("button")
+    assert "sent from another site" in ana.page.inner_text("main")
+    assert [seat["name"] for seat in server.room(code)["state"]["seats"]] == ["Ana"]
+    assert ana.context.cookies(server.url) == seat_cookie
