@@ -19,8 +19,9 @@ from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.api import health, match_api, match_pages, room_api, room_pages, site_pages, sockets
-from app.api.deps import refuse_foreign_posts
+from app.api.deps import guard_posts
 from app.rendering import templates
+from app.ratelimit import RateLimiter
 from app.rooms.persistence import RoomStore
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import RoomError
@@ -45,7 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        """Build storage and the room registry on start; stop the rooms and close storage on exit."""
+        """Build storage, the room registry and the limiter on start; stop the rooms and close storage on exit."""
         storage = Storage(settings.database_url)
         await asyncio.to_thread(storage.upgrade)
         registry = RoomRegistry(settings, RoomStore(storage))
@@ -54,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.info("restored %d room(s) from storage", restored)
         registry.start_sweeping()
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
+        app.state.limiter = RateLimiter.from_settings(settings)
         try:
             yield
         finally:
@@ -61,7 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             storage.close()
 
     app = FastAPI(title="Cucumber", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
-                  openapi_url="/api/openapi.json", dependencies=[Depends(refuse_foreign_posts)])
+                  openapi_url="/api/openapi.json", dependencies=[Depends(guard_posts)])
     app.state.settings = settings
 
     @app.exception_handler(RoomError)

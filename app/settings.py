@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 
+from limits import parse_many
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -54,6 +55,26 @@ class Settings(BaseSettings):
     """Pause after a deal, so everyone can read its summary, before the next deal."""
     hard_bot_budget_seconds: float = Field(default=0.15, gt=0)
     log_level: str = "info"
+    rate_limits: bool = True
+    """Per-client-address limits on; ``false`` turns every ``limit_*`` off."""
+    limit_rooms_created: str = "20/minute;200/day"
+    """Tables one address may open (home page form and API). The ``limits`` notation,
+    ``;`` between allowances that must all hold; empty for no limit. The defaults
+    leave room for a group of friends behind one home router (one address)."""
+    limit_joins: str = "60/minute"
+    """Seats one address may take (room page form and API)."""
+    limit_sockets: str = "120/minute"
+    """WebSockets one address may open (table pages and the JSON protocol)."""
+    limit_posts: str = "120/minute"
+    """Requests other than GET, HEAD and OPTIONS one address may send, on top of the above."""
+
+    @field_validator("limit_rooms_created", "limit_joins", "limit_sockets", "limit_posts")
+    @classmethod
+    def _check_limits(cls, value: str) -> str:
+        """Refuse at start a limit the ``limits`` notation cannot read (``20/minute;200/day``)."""
+        if value.strip():
+            parse_many(value)
+        return value
 
     @field_validator("trusted_proxies")
     @classmethod

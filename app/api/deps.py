@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
+from app.ratelimit import RateLimiter
 from app.rooms.registry import RoomRegistry
 from app.security import cross_site
 from app.settings import Settings
@@ -31,9 +32,31 @@ def get_storage(conn: HTTPConnection) -> Storage:
     return conn.app.state.storage
 
 
+def get_limiter(conn: HTTPConnection) -> RateLimiter:
+    """The per-client-address limits of the process."""
+    return conn.app.state.limiter
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 RegistryDep = Annotated[RoomRegistry, Depends(get_registry)]
 StorageDep = Annotated[Storage, Depends(get_storage)]
+LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
+
+
+def client_address(conn: HTTPConnection) -> str | None:
+    """The client's address: the connecting peer's, or what a trusted proxy forwarded."""
+    return conn.client.host if conn.client else None
+
+
+def limited(name: str) -> Any:
+    """A route dependency that counts one use of limit ``name`` (a key of
+    :data:`app.ratelimit.LIMITED`) by the client, raising :class:`~app.security.Refused`
+    (429) when it is one too many."""
+
+    async def count(conn: HTTPConnection, limiter: LimiterDep) -> None:
+        await limiter.check(name, client_address(conn))
+
+    return Depends(count)
 
 
 def cookie_name(code: str) -> str:
@@ -85,13 +108,16 @@ def _own_origin(origin: str, conn: HTTPConnection, settings: Settings) -> bool:
     return origin.rstrip("/").lower() in allowed
 
 
-def refuse_foreign_posts(conn: HTTPConnection, settings: SettingsDep) -> None:
-    """Every route's guard: a request that may change something (any method but GET, HEAD
-    and OPTIONS) from another site raises :class:`~app.security.Refused` (403) before the
-    route runs. WebSockets are judged in their handshake instead."""
-    if conn.scope["type"] == "http" and conn.scope["method"] not in SAFE_METHODS \
-            and not post_origin_allowed(conn, settings):
+async def guard_posts(conn: HTTPConnection, settings: SettingsDep, limiter: LimiterDep) -> None:
+    """Every route's guard for requests that may change something (any method but GET,
+    HEAD and OPTIONS): one from another site raises :class:`~app.security.Refused` (403),
+    and one over the ``posts`` limit too (429), before the route runs. WebSockets are
+    judged in their handshake instead."""
+    if conn.scope["type"] != "http" or conn.scope["method"] in SAFE_METHODS:
+        return
+    if not post_origin_allowed(conn, settings):
         raise cross_site()
+    await limiter.check("posts", client_address(conn))
 
 
 def public_base(conn: HTTPConnection, settings: Settings) -> str:

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict
 
-from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
+from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
 from app.rooms.protocol import rules_from_message
 from app.rooms.views import room_view, state_json
 from app.settings import Settings
@@ -45,7 +45,7 @@ def set_player_cookie(response: Response, request: Request, settings: Settings, 
                         secure=secure, path="/")
 
 
-@router.post("/rooms", status_code=201)
+@router.post("/rooms", status_code=201, dependencies=[limited("rooms_created")])
 async def create_room(body: CreateRoom, request: Request, response: Response, registry: RegistryDep,
                       settings: SettingsDep) -> dict[str, Any]:
     """Open a room; the creator is seated as host. → ``{code, url, seat, token}``."""
@@ -56,7 +56,7 @@ async def create_room(body: CreateRoom, request: Request, response: Response, re
     return {"code": room.code, "url": url, "seat": seat, "token": token}
 
 
-@router.post("/rooms/{code}/players", status_code=201)
+@router.post("/rooms/{code}/players", status_code=201, dependencies=[limited("joins")])
 async def join_room(code: str, body: JoinRoom, request: Request, response: Response,
                     registry: RegistryDep, settings: SettingsDep) -> dict[str, Any]:
     """Take a free seat. → ``{seat, token}``; 409 when full, started or the name is taken."""

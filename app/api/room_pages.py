@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
+from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
 from app.api.room_api import set_player_cookie
 from app.api.sockets import accept_room_socket, player_token_hash, serve
 from app.game.rules import ELIMINATION
@@ -51,7 +51,7 @@ def rules_from_form(form: dict[str, Any]) -> dict[str, Any]:
     return {"rules": options}
 
 
-@router.post("/rooms", name="create_room_form")
+@router.post("/rooms", name="create_room_form", dependencies=[limited("rooms_created")])
 async def create_room_form(request: Request, registry: RegistryDep, settings: SettingsDep) -> Response:
     """Open a room from the home page form and go to it, seated as host."""
     form = dict(await request.form())
@@ -112,7 +112,7 @@ async def room_page(code: str, request: Request, registry: RegistryDep, settings
     return templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
 
 
-@router.post("/r/{code}/join", name="join_room_form")
+@router.post("/r/{code}/join", name="join_room_form", dependencies=[limited("joins")])
 async def join_room_form(code: str, request: Request, registry: RegistryDep, settings: SettingsDep,
                          name: str = Form("")) -> Response:
     """Take a seat from the room page's form, then return to the page.

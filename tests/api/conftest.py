@@ -30,6 +30,7 @@ def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
             "deal_pause_seconds": 0.0,
             "bot_delay_seconds": 0.0,
             "hard_bot_budget_seconds": 0.02,
+            "rate_limits": False,  # the tests open many rooms from one address; test_limits.py turns them on
         }
         options.update(overrides)
         client = TestClient(create_app(Settings(**options)), client=address)
