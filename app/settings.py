@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     ``forwarded_allow_ips``; from anyone else those headers are ignored."""
     room_idle_seconds: float = Field(default=3600.0, gt=0)
     """A room with nobody connected and no change for this long is removed from memory."""
+    unused_room_seconds: float = Field(default=600.0, gt=0)
+    """A room that never started a match, with nobody connected and no change for this
+    long, is deleted (not restored after a restart)."""
     max_message_bytes: int = Field(default=4096, ge=256)
     max_rooms: int = Field(default=1000, ge=1)
     """Rooms one process holds at most; opening another is refused until some close."""

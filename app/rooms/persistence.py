@@ -56,6 +56,10 @@ class RoomStore:
         """Mark the room closed: it is not restored at the next start."""
         await self._run("close_room", code=code, closed_at=closed_at)
 
+    async def delete_unused_room(self, *, code: str, closed_at: datetime) -> bool:
+        """Delete a room no match was started in (else close it); whether it was deleted."""
+        return await self._run("delete_unused_room", code=code, closed_at=closed_at)
+
     async def start_match(self, **kwargs: Any) -> None:
         """Store a new match in progress."""
         await self._run("start_match", **kwargs)
