@@ -8,6 +8,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     CUCUMBER_PORT=8000 \
     DATABASE_URL=sqlite:////data/cucumber.db
 
+# A reverse proxy on the host reaches the container from the default bridge network's
+# gateway, whose X-Forwarded-For/-Proto are then believed. On another network set that
+# network's gateway (docker network inspect NAME). Publish the port on 127.0.0.1 only
+# (-p 127.0.0.1:8000:8000), so that nothing but the proxy reaches it: Docker can hand
+# other connections to the container from that same gateway address.
+ENV CUCUMBER_TRUSTED_PROXIES=172.17.0.1
+
 RUN useradd --create-home --uid 10001 cucumber \
     && mkdir -p /data && chown cucumber:cucumber /data
 

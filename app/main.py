@@ -12,15 +12,20 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.api import health, match_api, match_pages, room_api, room_pages, site_pages, sockets
+from app.api.deps import guard_posts
+from app.rendering import templates
+from app.ratelimit import RateLimiter
 from app.rooms.persistence import RoomStore
 from app.rooms.registry import RoomRegistry
-from app.rooms.errors import RoomError
+from app.rooms.errors import ErrorCode, RoomError
+from app.security import Refused, SecurityHeaders
 from app.settings import Settings
 from app.storage import Storage, StorageError
 
@@ -32,13 +37,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the application for ``settings`` (read from the environment when omitted).
 
     At start-up it applies pending database migrations, rebuilds the rooms
-    that had a match in progress, and starts the idle-room sweeper.
+    that had a match in progress, and starts the idle-room sweeper. Requests
+    from a proxy in ``settings.trusted_proxies`` carry the client's address
+    and scheme from its ``X-Forwarded-For``/``-Proto`` headers; from anyone
+    else those headers are ignored.
     """
     settings = settings or Settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        """Build storage and the room registry on start; stop the rooms and close storage on exit."""
+        """Build storage, the room registry and the limiter on start; stop the rooms and close storage on exit."""
         storage = Storage(settings.database_url)
         await asyncio.to_thread(storage.upgrade)
         registry = RoomRegistry(settings, RoomStore(storage))
@@ -47,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             log.info("restored %d room(s) from storage", restored)
         registry.start_sweeping()
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
+        app.state.limiter = RateLimiter.from_settings(settings)
         try:
             yield
         finally:
@@ -54,7 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             storage.close()
 
     app = FastAPI(title="Cucumber", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
-                  openapi_url="/api/openapi.json")
+                  openapi_url="/api/openapi.json", dependencies=[Depends(guard_posts)])
     app.state.settings = settings
 
     @app.exception_handler(RoomError)
@@ -62,10 +71,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """A refused action as ``{"error": code, "message": …}`` with its status."""
         return JSONResponse({"error": error.code, "message": error.message}, status_code=error.status)
 
+    @app.exception_handler(Refused)
+    async def refused(request: Request, error: Refused) -> Response:
+        """A refused request (another site's post, a limit): JSON under ``/api``, a page elsewhere,
+        with ``Retry-After`` when waiting helps."""
+        headers = {"Retry-After": str(error.retry_after)} if error.retry_after is not None else None
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": error.code, "message": error.message}, status_code=error.status,
+                                headers=headers)
+        return templates.TemplateResponse(request, "refused.html", {"error": error}, status_code=error.status,
+                                          headers=headers)
+
     @app.exception_handler(StorageError)
     async def storage_error(request: Request, error: StorageError) -> JSONResponse:
         """A database failure while reading: 503, nothing else said."""
-        return JSONResponse({"error": "storage_unavailable", "message": "the database is not available"},
+        return JSONResponse({"error": ErrorCode.STORAGE_UNAVAILABLE, "message": "the database is not available"},
                             status_code=503)
 
     @app.exception_handler(RequestValidationError)
@@ -73,7 +93,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """A request that does not fit its route: 422 with what was wrong, in one line."""
         problems = "; ".join(f"{'.'.join(str(p) for p in item['loc'][1:]) or 'body'}: {item['msg']}"
                              for item in error.errors())
-        return JSONResponse({"error": "bad_request", "message": problems or "bad request"}, status_code=422)
+        return JSONResponse({"error": ErrorCode.BAD_REQUEST, "message": problems or "bad request"}, status_code=422)
 
     app.include_router(health.router)
     app.include_router(room_api.router)
@@ -83,6 +103,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(room_pages.router)
     app.include_router(match_pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(SecurityHeaders, docs_path=app.docs_url)
+    # Outermost, so that every route and middleware sees the client's own address and scheme.
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     return app
 
 

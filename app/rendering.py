@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
-from jinja2 import Template
+from jinja2 import Template, pass_context
 
 from app.bots.strength import BotStrength
 from app.game.cards import Card
@@ -29,6 +29,16 @@ HTMX_WS_URL = "https://cdn.jsdelivr.net/npm/htmx-ext-ws@2.0.4/dist/ws.min.js"
 HTMX_WS_SRI = "sha384-1RwI/nvUSrMRuNj7hX1+27J8XDdCoSLf0EjEyF69nacuWyiJYoQ/j39RT1mSnd2G"
 
 templates = Jinja2Templates(directory=TEMPLATES)
+
+
+@pass_context
+def _path_for(context: Any, name: str, /, **params: Any) -> str:
+    """``url_for`` in templates: the route's path alone, so links keep the scheme and host the
+    browser used (behind a TLS proxy too) instead of the server's view of them."""
+    return str(context["request"].app.url_path_for(name, **params))
+
+
+templates.env.globals["url_for"] = _path_for
 templates.env.globals.update(
     htmx_url=HTMX_URL, htmx_sri=HTMX_SRI, htmx_ws_url=HTMX_WS_URL, htmx_ws_sri=HTMX_WS_SRI,
     presets=PRESETS, describe_preset=describe_preset, default_rules=Rules(), form_fields=rules_fields,

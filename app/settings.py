@@ -6,7 +6,10 @@ their own :class:`Settings` and pass it to the app.
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+import ipaddress
+
+from limits import parse_many
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -30,9 +33,17 @@ class Settings(BaseSettings):
     """Base URL people use to reach the server (e.g. ``https://cards.example.org``);
     used for room links and the WebSocket Origin check behind a proxy."""
     allowed_origins: list[str] = []
-    """Extra Origins allowed to open WebSockets, besides the server's own."""
+    """Extra Origins allowed to open WebSockets and post forms, besides the server's own."""
+    trusted_proxies: str = "127.0.0.1"
+    """Reverse proxies whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed:
+    comma-separated addresses or networks (``172.17.0.1``, ``10.0.0.0/8``), or ``*`` for
+    any sender (only when nothing but the proxy can reach the server). Like uvicorn's
+    ``forwarded_allow_ips``; from anyone else those headers are ignored."""
     room_idle_seconds: float = Field(default=3600.0, gt=0)
     """A room with nobody connected and no change for this long is removed from memory."""
+    unused_room_seconds: float = Field(default=600.0, gt=0)
+    """A room that never started a match, with nobody connected and no change for this
+    long, is deleted (not restored after a restart)."""
     max_message_bytes: int = Field(default=4096, ge=256)
     max_rooms: int = Field(default=1000, ge=1)
     """Rooms one process holds at most; opening another is refused until some close."""
@@ -49,3 +60,38 @@ class Settings(BaseSettings):
     """Pause after a deal, so everyone can read its summary, before the next deal."""
     hard_bot_budget_seconds: float = Field(default=0.15, gt=0)
     log_level: str = "info"
+    rate_limits: bool = True
+    """Per-client-address limits on; ``false`` turns every ``limit_*`` off."""
+    limit_rooms_created: str = "20/minute;200/day"
+    """Tables one address may open (home page form and API). The ``limits`` notation,
+    ``;`` between allowances that must all hold; empty for no limit. The defaults
+    leave room for a group of friends behind one home router (one address)."""
+    limit_joins: str = "60/minute"
+    """Seats one address may take (room page form and API)."""
+    limit_sockets: str = "120/minute"
+    """WebSockets one address may open (table pages and the JSON protocol)."""
+    limit_posts: str = "120/minute"
+    """Requests other than GET, HEAD and OPTIONS one address may send, on top of the above."""
+
+    @field_validator("limit_rooms_created", "limit_joins", "limit_sockets", "limit_posts")
+    @classmethod
+    def _check_limits(cls, value: str) -> str:
+        """Refuse at start a limit the ``limits`` notation cannot read (``20/minute;200/day``)."""
+        if value.strip():
+            parse_many(value)
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _check_proxies(cls, value: str) -> str:
+        """Refuse an entry that is neither ``*``, an address nor a network (uvicorn would
+        silently compare it as text and trust nobody)."""
+        entries = [entry.strip() for entry in value.split(",") if entry.strip()]
+        if entries == ["*"]:
+            return "*"
+        for entry in entries:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an address or a network (* must stand alone)") from None
+        return ",".join(entries)

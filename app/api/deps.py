@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
+from app.ratelimit import RateLimiter
 from app.rooms.registry import RoomRegistry
+from app.security import cross_site
 from app.settings import Settings
 from app.storage import Storage
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def get_settings(conn: HTTPConnection) -> Settings:
@@ -28,9 +32,31 @@ def get_storage(conn: HTTPConnection) -> Storage:
     return conn.app.state.storage
 
 
+def get_limiter(conn: HTTPConnection) -> RateLimiter:
+    """The per-client-address limits of the process."""
+    return conn.app.state.limiter
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 RegistryDep = Annotated[RoomRegistry, Depends(get_registry)]
 StorageDep = Annotated[Storage, Depends(get_storage)]
+LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
+
+
+def client_address(conn: HTTPConnection) -> str | None:
+    """The client's address: the connecting peer's, or what a trusted proxy forwarded."""
+    return conn.client.host if conn.client else None
+
+
+def limited(name: str) -> Any:
+    """A route dependency that counts one use of limit ``name`` (a key of
+    :data:`app.ratelimit.LIMITED`) by the client, raising :class:`~app.security.Refused`
+    (429) when it is one too many."""
+
+    async def count(conn: HTTPConnection, limiter: LimiterDep) -> None:
+        await limiter.check(name, client_address(conn))
+
+    return Depends(count)
 
 
 def cookie_name(code: str) -> str:
@@ -46,8 +72,29 @@ def origin_allowed(conn: HTTPConnection, settings: Settings) -> bool:
     ``allowed_origins``. Everything else is another site and is refused.
     """
     origin = conn.headers.get("origin")
+    return origin is None or _own_origin(origin, conn, settings)
+
+
+def post_origin_allowed(conn: HTTPConnection, settings: Settings) -> bool:
+    """Whether a request that changes something (a form post) comes from this site.
+
+    Judged as :func:`origin_allowed` judges a WebSocket, by the ``Origin``
+    header; a browser that sends none is judged by its ``Referer`` instead.
+    With neither (a program, not a browser) the request is allowed.
+    """
+    origin = conn.headers.get("origin")
     if origin is None:
-        return True
+        referer = conn.headers.get("referer")
+        if referer is None:
+            return True
+        parts = urlsplit(referer)
+        origin = f"{parts.scheme}://{parts.netloc}"
+    return _own_origin(origin, conn, settings)
+
+
+def _own_origin(origin: str, conn: HTTPConnection, settings: Settings) -> bool:
+    """Whether ``origin`` (``scheme://host[:port]``) is this site's: the request's own host,
+    the public URL's origin, or one of ``allowed_origins``. ``null`` and junk are not."""
     parts = urlsplit(origin)
     if not parts.scheme or not parts.netloc:
         return False
@@ -59,6 +106,18 @@ def origin_allowed(conn: HTTPConnection, settings: Settings) -> bool:
         public = urlsplit(settings.public_url)
         allowed.add(f"{public.scheme}://{public.netloc}".lower())
     return origin.rstrip("/").lower() in allowed
+
+
+async def guard_posts(conn: HTTPConnection, settings: SettingsDep, limiter: LimiterDep) -> None:
+    """Every route's guard for requests that may change something (any method but GET,
+    HEAD and OPTIONS): one from another site raises :class:`~app.security.Refused` (403),
+    and one over the ``posts`` limit too (429), before the route runs. WebSockets are
+    judged in their handshake instead."""
+    if conn.scope["type"] != "http" or conn.scope["method"] in SAFE_METHODS:
+        return
+    if not post_origin_allowed(conn, settings):
+        raise cross_site()
+    await limiter.check("posts", client_address(conn))
 
 
 def public_base(conn: HTTPConnection, settings: Settings) -> str:

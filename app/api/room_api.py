@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict
 
-from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
+from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from, state_json
+from app.settings import Settings
 
 router = APIRouter(prefix="/api")
 
@@ -32,30 +34,35 @@ class JoinRoom(BaseModel):
     name: Any = None
 
 
-def set_player_cookie(response: Response, request: Request, code: str, token: str) -> None:
-    """Remember the player's token for this room in an HttpOnly, SameSite cookie."""
+def set_player_cookie(response: Response, request: Request, settings: Settings, code: str, token: str) -> None:
+    """Remember the player's token for room ``code`` in an HttpOnly, SameSite cookie.
+
+    The cookie is ``Secure`` (never sent over plain HTTP) when the public URL
+    is https or the request came over https, directly or from a trusted proxy.
+    """
+    secure = request.url.scheme == "https" or urlsplit(settings.public_url or "").scheme == "https"
     response.set_cookie(cookie_name(code), token, max_age=COOKIE_MAX_AGE, httponly=True, samesite="lax",
-                        secure=request.url.scheme == "https", path="/")
+                        secure=secure, path="/")
 
 
-@router.post("/rooms", status_code=201)
+@router.post("/rooms", status_code=201, dependencies=[limited("rooms_created")])
 async def create_room(body: CreateRoom, request: Request, response: Response, registry: RegistryDep,
                       settings: SettingsDep) -> dict[str, Any]:
     """Open a room; the creator is seated as host. → ``{code, url, seat, token}``."""
     rules = rules_from(body.preset, body.rules)
     room, seat, token = await registry.create(_name(body.name), rules)
-    set_player_cookie(response, request, room.code, token)
+    set_player_cookie(response, request, settings, room.code, token)
     url = f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}"
     return {"code": room.code, "url": url, "seat": seat, "token": token}
 
 
-@router.post("/rooms/{code}/players", status_code=201)
+@router.post("/rooms/{code}/players", status_code=201, dependencies=[limited("joins")])
 async def join_room(code: str, body: JoinRoom, request: Request, response: Response,
-                    registry: RegistryDep) -> dict[str, Any]:
+                    registry: RegistryDep, settings: SettingsDep) -> dict[str, Any]:
     """Take a free seat. → ``{seat, token}``; 409 when full, started or the name is taken."""
     room = registry.require(code)
     seat, token = await room.join(_name(body.name))
-    set_player_cookie(response, request, room.code, token)
+    set_player_cookie(response, request, settings, room.code, token)
     return {"seat": seat, "token": token}
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.api.deps import RegistryDep, SettingsDep, cookie_name, public_base
+from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
 from app.api.room_api import set_player_cookie
 from app.api.sockets import accept_room_socket, heartbeat_seconds, player_token_hash, serve
 from app.rendering import render_blocks, templates
@@ -41,8 +41,8 @@ LIVE_REGIONS: dict[str, Callable[[RoomView], Hashable]] = {
 depends on: viewers alike in that share one rendering of the region per version."""
 
 
-@router.post("/rooms", name="create_room_form")
-async def create_room_form(request: Request, registry: RegistryDep) -> Response:
+@router.post("/rooms", name="create_room_form", dependencies=[limited("rooms_created")])
+async def create_room_form(request: Request, registry: RegistryDep, settings: SettingsDep) -> Response:
     """Open a room from the home page form and go to it, seated as host."""
     form = dict(await request.form())
     try:
@@ -53,18 +53,34 @@ async def create_room_form(request: Request, registry: RegistryDep) -> Response:
         return templates.TemplateResponse(
             request, "home.html", {"error": error.message, "name": form.get("name"), "preset": form.get("preset")},
             status_code=error.status)
-    response = RedirectResponse(request.url_for("room_page", code=room.code), status_code=303)
-    set_player_cookie(response, request, room.code, token)
+    return _seated_redirect(request, settings, room.code, token)
+
+
+def _room_path(request: Request, code: str) -> str:
+    """The room page's path: redirects stay relative, so they keep the scheme the browser used."""
+    return str(request.app.url_path_for("room_page", code=code))
+
+
+def _seated_redirect(request: Request, settings: Settings, code: str, token: str) -> Response:
+    """303 to the room page, with the cookie that seats this browser there."""
+    response = RedirectResponse(_room_path(request, code), status_code=303)
+    set_player_cookie(response, request, settings, code, token)
     return response
+
+
+def _viewer_hash(request: Request, room: Room) -> str | None:
+    """The token hash in the visitor's cookie for ``room`` (``None`` without one)."""
+    token = request.cookies.get(cookie_name(room.code))
+    return hash_token(token) if token else None
 
 
 def _viewer_view(request: Request, room: Room) -> RoomView:
     """The room as the visitor whose cookie came with the request sees it."""
-    token = request.cookies.get(cookie_name(room.code))
-    return room.view_for(hash_token(token) if token else None)
+    return room.view_for(_viewer_hash(request, room))
 
 
-def _page_context(request: Request, room: Room, settings: Settings, view: RoomView, error: str | None = None) -> dict[str, Any]:
+def _page_context(request: Request, room: Room, settings: Settings, view: RoomView,
+                  error: str | None = None) -> dict[str, Any]:
     return {
         "view": view,
         "ws_path": request.app.url_path_for("room_socket", code=room.code),
@@ -82,18 +98,24 @@ async def room_page(code: str, request: Request, registry: RegistryDep, settings
     if room is None:
         return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
     if room.code != code:
-        return RedirectResponse(request.url_for("room_page", code=room.code), status_code=308)
+        return RedirectResponse(_room_path(request, room.code), status_code=308)
     view = _viewer_view(request, room)
     return templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
 
 
-@router.post("/r/{code}/join", name="join_room_form")
+@router.post("/r/{code}/join", name="join_room_form", dependencies=[limited("joins")])
 async def join_room_form(code: str, request: Request, registry: RegistryDep, settings: SettingsDep,
                          name: str = Form("")) -> Response:
-    """Take a seat from the room page's form, then return to the page."""
+    """Take a seat from the room page's form, then return to the page.
+
+    A browser already seated here (an old tab, a second click) goes back to its
+    seat: a second seat would take its cookie, and with it the first seat.
+    """
     room = registry.get(code)
     if room is None:
         return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
+    if room.lobby.seat_of(_viewer_hash(request, room)) is not None:
+        return RedirectResponse(_room_path(request, room.code), status_code=303)
     try:
         _, token = await room.join(name)
     except RoomError as error:
@@ -101,9 +123,7 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
         return templates.TemplateResponse(request, "room.html",
                                           _page_context(request, room, settings, view, error.message),
                                           status_code=error.status)
-    response = RedirectResponse(request.url_for("room_page", code=room.code), status_code=303)
-    set_player_cookie(response, request, room.code, token)
-    return response
+    return _seated_redirect(request, settings, room.code, token)
 
 
 def live_context(path_for: Callable[..., Any], deal_pause: float) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from app.api.deps import RegistryDep, SettingsDep, cookie_name, origin_allowed
+from app.api.deps import RegistryDep, SettingsDep, client_address, cookie_name, get_limiter, origin_allowed
 from app.identity import hash_token
 from app.rooms.connection import Connection, Renderer
 from app.rooms.errors import ErrorCode, RoomError
@@ -82,13 +82,20 @@ async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegi
                              settings: Settings) -> Room | None:
     """Accept a room's WebSocket handshake; ``None`` (and the socket closed) if it must not go on.
 
-    A handshake from another site's Origin is refused (HTTP 403); for an
-    unknown room the socket is accepted, told ``no_such_room`` and closed.
+    A handshake from another site's Origin is refused (HTTP 403); one over the
+    client's ``sockets`` limit is accepted, told ``rate_limited`` and closed
+    (1008); for an unknown room the socket is accepted, told ``no_such_room``
+    and closed.
     """
     if not origin_allowed(websocket, settings):
         await websocket.close(code=CLOSE_POLICY)
         return None
     await websocket.accept()
+    wait = await get_limiter(websocket).retry_after("sockets", client_address(websocket))
+    if wait is not None:
+        await _refuse(websocket, ErrorCode.RATE_LIMITED, f"too many connections from your network; try again in {wait} s",
+                      CLOSE_POLICY)
+        return None
     room = registry.get(code)
     if room is None:
         await _refuse(websocket, ErrorCode.NO_SUCH_ROOM, "there is no room with this code", CLOSE_NO_ROOM)

@@ -23,6 +23,8 @@ class ErrorCode(StrEnum):
     NO_SUCH_MATCH = "no_such_match"
     ROOM_CROWDED = "room_crowded"
     SERVER_FULL = "server_full"
+    RATE_LIMITED = "rate_limited"
+    CROSS_SITE = "cross_site"
     NOT_SEATED = "not_seated"
     NOT_HOST = "not_host"
     # Seats and the lobby

@@ -79,6 +79,10 @@ class RoomStore:
         await self._run(self.storage.record_deal, match_id=match_id, deal=match.deals_completed,
                         dealer=deal.dealer, hands=hands)
 
+    async def delete_unused_room(self, *, code: str) -> bool:
+        """Delete a room no match was ever started in (else close it) now; whether it was deleted."""
+        return await self._run(self.storage.delete_unused_room, code=code, closed_at=now())
+
     async def record_play(self, *, match_id: str, before: Match, card: str) -> None:
         """Store the play of ``card`` (a card code) made in ``before``, before it is shown to anyone."""
         plays = len(before.deal.plays) if before.deal is not None else 0

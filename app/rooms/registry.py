@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +22,7 @@ from app.identity import new_room_code, normalise_code
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby, Seat
 from app.rooms.persistence import RoomStore, StorageUnavailable
+from app.rooms.retention import RoomFacts, is_unused
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.settings import Settings
@@ -116,21 +118,30 @@ class RoomRegistry:
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
 
     async def _sweep_forever(self) -> None:
-        interval = min(60.0, max(0.05, self.settings.room_idle_seconds / 4))
+        shortest = min(self.settings.room_idle_seconds, self.settings.unused_room_seconds)
+        interval = min(60.0, max(0.05, shortest / 4))
         while True:
             await asyncio.sleep(interval)
             await self.sweep()
 
     async def sweep(self) -> list[str]:
-        """Remove the rooms idle for ``room_idle_seconds``; returns their codes."""
+        """Remove the rooms idle for ``room_idle_seconds`` (closed in storage) and the unused
+        ones (:func:`~app.rooms.retention.is_unused`, deleted from storage); returns their codes."""
         removed = []
+        moment = time.monotonic()
         for code, room in list(self.rooms.items()):
-            if not room.is_idle(self.settings.room_idle_seconds):
+            facts = RoomFacts(started=room.match is not None or room.current.match_id is not None,
+                              connected=bool(room.connections), quiet_for=moment - room.last_active)
+            unused = is_unused(facts, self.settings.unused_room_seconds)
+            if not unused and not room.is_idle(self.settings.room_idle_seconds):
                 continue
             try:
-                if room.match is not None and not room.match.finished and room.current.match_id:
-                    await self.store.abandon_match(match_id=room.current.match_id)
-                await self.store.close_room(code=code)
+                if unused:
+                    await self.store.delete_unused_room(code=code)
+                else:
+                    if room.match is not None and not room.match.finished and room.current.match_id:
+                        await self.store.abandon_match(match_id=room.current.match_id)
+                    await self.store.close_room(code=code)
             except StorageUnavailable:
                 continue  # try again at the next sweep
             room.close()

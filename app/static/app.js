@@ -4,6 +4,18 @@
 (function () {
   "use strict";
 
+  // The CSS variables an element needs come in its data-vars (JSON): the pages'
+  // Content-Security-Policy refuses inline style attributes, but not styles set here.
+  function applyVars() {
+    document.querySelectorAll("[data-vars]").forEach(function (el) {
+      var vars = JSON.parse(el.dataset.vars);
+      Object.keys(vars).forEach(function (name) {
+        if (name.indexOf("--") === 0) el.style.setProperty(name, vars[name]);
+      });
+    });
+  }
+  applyVars();
+
   // Reconnect within seconds, not up to a minute (htmx's default back-off).
   if (window.htmx) {
     htmx.config.wsReconnectDelay = function (retry) {
@@ -93,6 +105,7 @@
     before = { cards: cardKeys(), handFocus: buttons.indexOf(focused) };
   });
   document.addEventListener("htmx:wsAfterMessage", function () {
+    applyVars();
     if (document.querySelector("#flash.error:not(:empty)")) fadeFlash();
     showDealSummary();
     // Whatever came back (the new table or a refusal), a card is no longer on its way.

@@ -17,7 +17,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, text
 
 import app
-from app.storage.engine import BEGIN_MODE
+from app.storage.engine import BEGIN_MODE, SQLITE_BUSY_TIMEOUT_MS
 
 MIGRATION_LOCK_KEY = int.from_bytes(b"cucumber", "big")
 """The key of the PostgreSQL advisory lock migrations hold: a fixed bigint, "cucumber" in ASCII."""
@@ -49,6 +49,10 @@ def alembic_config() -> Config:
     return config
 
 
+MIGRATION_WAIT_MS = 120_000
+"""How long a SQLite migration waits for others' migrations to finish, in milliseconds."""
+
+
 @contextmanager
 def migration_transaction(engine: Engine) -> Iterator[Connection]:
     """A connection to ``engine``'s database in a transaction that only one migration at a time may hold.
@@ -62,10 +66,28 @@ def migration_transaction(engine: Engine) -> Iterator[Connection]:
     busy timeout). Commits when the block ends, rolls back if it raises;
     raises SQLAlchemy's errors if the database fails.
     """
-    with engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"}).begin() as connection:
-        if connection.dialect.name == "postgresql":
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
-        yield connection
+    with engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"}).connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # Others' migrations run one after another: wait for all of them, not for one write.
+            # (Straight to the driver: a statement through SQLAlchemy would begin the transaction.)
+            _driver_pragma(connection, f"busy_timeout = {MIGRATION_WAIT_MS}")
+        try:
+            with connection.begin():
+                if connection.dialect.name == "postgresql":
+                    connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+                yield connection
+        finally:
+            if sqlite:
+                _driver_pragma(connection, f"busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+
+
+def _driver_pragma(connection: Connection, pragma: str) -> None:
+    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(f"PRAGMA {pragma}")
+    finally:
+        cursor.close()
 
 
 def upgrade(engine: Engine, *, revision: str = "head") -> None:

@@ -62,6 +62,19 @@ def close_room(session: Session, *, code: str, closed_at: datetime) -> None:
     _abandon_room_matches(session, room_code=code, ended_at=closed_at)
 
 
+def delete_unused_room(session: Session, *, code: str, closed_at: datetime) -> bool:
+    """Delete room ``code`` and its seats if no match was ever started in it; returns whether it was.
+
+    A room with a match (of any status) is closed as by :func:`close_room` instead, so that
+    its matches keep their room. An unknown room: ``False``, nothing happens.
+    """
+    if session.scalar(select(exists().where(MatchRow.room_code == code))):
+        close_room(session, code=code, closed_at=closed_at)
+        return False
+    session.execute(delete(SeatRow).where(SeatRow.room_code == code))
+    return session.execute(delete(RoomRow).where(RoomRow.code == code)).rowcount > 0
+
+
 def start_match(session: Session, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
                 players: Sequence[str], started_at: datetime) -> None:
     """Insert a match in progress; any other match in progress at the same room is abandoned.

@@ -120,6 +120,17 @@ class Storage:
         with self._unit(f"close room {code!r}", write=True) as session:
             queries.close_room(session, code=code, closed_at=closed_at)
 
+    def delete_unused_room(self, *, code: str, closed_at: datetime) -> bool:
+        """Delete room ``code`` and its seats if no match was ever started in it (a table opened
+        and left unused); returns whether it was deleted.
+
+        A room that had a match is closed at ``closed_at`` instead, as by
+        :meth:`close_room`, and its matches stay. Nothing happens for an
+        unknown room. Raises :class:`StorageError`.
+        """
+        with self._unit(f"delete room {code!r}", write=True) as session:
+            return queries.delete_unused_room(session, code=code, closed_at=closed_at)
+
     # Matches
 
     def start_match(self, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],

@@ -13,7 +13,7 @@ def serve(host: str | None, port: int | None) -> int:
     the protocol layer; smaller oversized messages get the protocol's
     ``too_large`` error.
     """
-    import uvicorn
+    import uvicorn  # the server's own imports wait until it is asked for
 
     from app.main import create_app
     from app.settings import Settings
@@ -23,6 +23,8 @@ def serve(host: str | None, port: int | None) -> int:
         settings.host = host
     if port is not None:
         settings.port = port
+    # The app reads the proxy headers itself (create_app, from CUCUMBER_TRUSTED_PROXIES); uvicorn
+    # must not apply them a second time from its own FORWARDED_ALLOW_IPS.
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1,
-                log_level=settings.log_level, proxy_headers=True, ws_max_size=64 * 1024)
+                log_level=settings.log_level, proxy_headers=False, ws_max_size=64 * 1024)
     return 0

@@ -22,15 +22,18 @@ def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
     """Build and start an app with settings overrides; every client is closed after the test."""
     clients: list[TestClient] = []
 
-    def make(database_url: str | None = None, **overrides: Any) -> TestClient:
+    def make(database_url: str | None = None, *, address: tuple[str, int] = ("testclient", 50000),
+             **overrides: Any) -> TestClient:
+        """``address``: where the requests come from (host, port), e.g. a proxy's."""
         options: dict[str, Any] = {
             "database_url": database_url or f"sqlite:///{tmp_path / f'app{len(clients)}.db'}",
             "deal_pause_seconds": 0.0,
             "bot_delay_seconds": 0.0,
             "hard_bot_budget_seconds": 0.02,
+            "rate_limits": False,  # the tests open many rooms from one address; test_limits.py turns them on
         }
         options.update(overrides)
-        client = TestClient(create_app(Settings(**options)))
+        client = TestClient(create_app(Settings(**options)), client=address)
         client.__enter__()
         client.peers = []  # type: ignore[attr-defined]
         clients.append(client)

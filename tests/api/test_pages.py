@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
-from app.game.rules import MAX_PLAYERS, MIN_PLAYERS
-from app.wording import card_name
+import pytest
+
 from app.bots.strength import BotStrength
+from app.game.rules import MAX_PLAYERS, MIN_PLAYERS
 from app.rooms.schedule import STAND_IN
+from app.wording import card_name
 from tests.api.conftest import Peer, open_room
 
 
@@ -218,3 +220,83 @@ def test_the_rules_form_shows_the_rooms_options(client):
     assert '<option value="3" selected>3</option>' in page and '<option value="1">1 (always)</option>' in page
     assert '<input type="number" name="threshold" min="10" max="100" value="44" required>' in page
     assert '<option value="lowest" selected>the lowest card of the last trick (inverse)</option>' in page
+
+
+def test_every_response_carries_the_security_headers(client):
+    code, _ = open_room(client, ["Ana"])
+    answers = [client.get(path) for path in ["/", "/rules", "/matches", "/matches/nosuchmatch", f"/r/{code}",
+                                             "/r/ZZZZZ", "/static/app.css", "/api/matches", "/healthz"]]
+    answers.append(client.post("/rooms", data={"name": " ", "preset": "agurk"}))
+    for answer in answers:
+        policy = answer.headers["content-security-policy"]
+        assert policy.startswith("default-src 'self'; script-src 'self' https://cdn.jsdelivr.net/"), answer.url
+        assert "unsafe" not in policy and "frame-ancestors 'self'" in policy
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["referrer-policy"] == "same-origin"
+    assert "'unsafe-inline'" in client.get("/api/docs").headers["content-security-policy"]
+
+
+def test_pages_have_no_inline_script_style_or_handler(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    host = Peer(client, code, tokens[0])
+    host.send({"type": "set_clock", "seconds": 30})
+    host.send({"type": "start"})
+    host.until(lambda s: s["phase"] == "playing")
+    client.cookies.set(f"cucumber_{code}", tokens[0])
+    for path in ["/", "/rules", "/matches", f"/r/{code}"]:
+        page = client.get(path).text
+        assert not re.search(r"<style|\sstyle=|\son[a-z]+=|javascript:", page, re.I), path
+        # Scripts come from files; a data block is not run.
+        assert all("src=" in tag or 'type="application/json"' in tag for tag in re.findall(r"<script[^>]*>", page))
+    assert "data-vars=" in client.get(f"/r/{code}").text  # the clock and meters, applied by app.js
+
+
+def seats_of(client, code):
+    return [seat["name"] for seat in client.get(f"/api/rooms/{code}").json()["state"]["seats"]]
+
+
+@pytest.mark.parametrize("headers", [
+    {"Origin": "https://evil.example"},
+    {"Origin": "null"},
+    {"Origin": "http://testserver.evil.example"},
+    {"Referer": "https://evil.example/page"},
+    {"Referer": "not a url"},
+])
+def test_a_form_post_from_another_site_is_refused_and_changes_nothing(client, headers):
+    code, tokens = open_room(client, ["Ana"])
+    client.cookies.clear()
+    client.cookies.set(f"cucumber_{code}", tokens[0])
+    join = client.post(f"/r/{code}/join", data={"name": "Eve"}, headers=headers, follow_redirects=False)
+    opened = client.post("/rooms", data={"name": "Eve", "preset": "agurk"}, headers=headers, follow_redirects=False)
+    api = client.post("/api/rooms", json={"name": "Eve"}, headers=headers)
+    for answer in (join, opened):
+        assert answer.status_code == 403 and "from another site" in answer.text and "<h1>Not allowed</h1>" in answer.text
+        assert "set-cookie" not in answer.headers and "content-security-policy" in answer.headers
+    assert api.status_code == 403 and api.json()["error"] == "cross_site" and "set-cookie" not in api.headers
+    assert seats_of(client, code) == ["Ana"] and client.get("/healthz").json()["rooms"] == 1
+    assert client.cookies.get(f"cucumber_{code}") == tokens[0]
+
+
+@pytest.mark.parametrize("headers", [
+    {},  # a program: neither Origin nor Referer
+    {"Origin": "http://testserver"},
+    {"Origin": "https://cards.example.org"},  # the public URL
+    {"Referer": "http://testserver/r/ABCDE"},
+])
+def test_a_form_post_from_this_site_or_a_program_goes_through(make_client, headers):
+    client = make_client(public_url="https://cards.example.org")
+    code, _ = open_room(client, ["Ana"])
+    client.cookies.clear()
+    answer = client.post(f"/r/{code}/join", data={"name": "Ben"}, headers=headers, follow_redirects=False)
+    assert answer.status_code == 303 and seats_of(client, code) == ["Ana", "Ben"]
+
+
+def test_joining_again_from_a_seated_browser_returns_to_its_seat(client):
+    opened = client.post("/rooms", data={"name": "Ana", "preset": "agurk"}, follow_redirects=False)
+    code = opened.headers["location"].rsplit("/", 1)[1]
+    token = client.cookies.get(f"cucumber_{code}")
+    again = client.post(f"/r/{code}/join", data={"name": "Ana two"}, follow_redirects=False)
+    assert again.status_code == 303 and again.headers["location"] == f"/r/{code}"
+    assert "set-cookie" not in again.headers and client.cookies.get(f"cucumber_{code}") == token
+    assert seats_of(client, code) == ["Ana"]
+    assert "Start the match" in client.get(f"/r/{code}").text  # still the host, in the same seat

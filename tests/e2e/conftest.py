@@ -91,6 +91,7 @@ def start_server(folder: Path, *, deal_pause: float) -> tuple[subprocess.Popen[b
         "CUCUMBER_AWAY_GRACE_SECONDS": "600",
         "CUCUMBER_LOG_LEVEL": "warning",
         "PYTHONUNBUFFERED": "1",
+        # The rate limits keep their defaults: a session of play in browsers must never meet them.
     })
     log_path = folder / "server.log"
     with log_path.open("wb") as log:

@@ -4,35 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from pathlib import Path
 
 import pytest
 
 from app.game.rules import Rules
 from app.rooms.connection import Connection
-from app.rooms.persistence import RoomStore
 from app.rooms.registry import RoomRegistry
 from app.rooms.errors import RoomError
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.settings import Settings
 from app.identity import hash_token
-from app.storage import Storage
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend():
-    return "asyncio"
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    storage = Storage(f"sqlite:///{tmp_path / 'rooms.db'}")
-    storage.upgrade()
-    yield RoomStore(storage)
-    storage.close()
 
 
 class Socket:

@@ -514,3 +514,24 @@ def test_calls_work_again_after_the_server_dropped_the_connections(storage):
     finally:
         admin.dispose()
     assert [room.code for room in storage.active_rooms()] == ["ROOM1"]
+
+
+def test_a_room_without_a_match_is_deleted_with_its_seats(storage):
+    save_room(storage, "ROOM1")
+    save_room(storage, "ROOM2")
+    assert storage.delete_unused_room(code="ROOM1", closed_at=T0) is True
+    assert [snapshot.code for snapshot in storage.active_rooms()] == ["ROOM2"]
+    with storage.engine.connect() as connection:
+        assert connection.scalar(select(func.count()).select_from(RoomRow).where(RoomRow.code == "ROOM1")) == 0
+        assert connection.scalar(text("SELECT count(*) FROM seats WHERE room_code = 'ROOM1'")) == 0
+    assert storage.delete_unused_room(code="ROOM1", closed_at=T0) is False  # unknown: nothing happens
+
+
+def test_a_room_that_had_a_match_is_closed_not_deleted(storage):
+    save_room(storage, "ROOM1")
+    store_in_progress(storage, "m1", to_record(played_match()), deals=1)
+    assert storage.delete_unused_room(code="ROOM1", closed_at=T0) is False
+    assert storage.active_rooms() == []
+    with storage.engine.connect() as connection:
+        row = connection.execute(select(MatchRow.room_code, MatchRow.status).where(MatchRow.id == "m1")).one()
+    assert tuple(row) == ("ROOM1", "abandoned")

@@ -1,0 +1,31 @@
+"""Which rooms the server forgets early: a pure decision from a room's facts, like autoplay's.
+
+A room that never started a match and that nobody has been connected to for a
+while holds nothing worth keeping (a table opened and left, or opened by a
+script): it is deleted, so it neither holds a place in memory nor comes back
+after a restart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class RoomFacts:
+    """What decides whether a room is unused, at one moment.
+
+    ``started``: a match was started in the room (in progress, finished or
+    restored); ``connected``: someone is connected now; ``quiet_for``: seconds
+    since the room last changed (someone joined, connected or left).
+    """
+
+    started: bool
+    connected: bool
+    quiet_for: float
+
+
+def is_unused(facts: RoomFacts, unused_seconds: float) -> bool:
+    """Whether a room with ``facts`` is unused: no match ever started, nobody connected,
+    and no change for at least ``unused_seconds`` (``CUCUMBER_UNUSED_ROOM_SECONDS``)."""
+    return not facts.started and not facts.connected and facts.quiet_for >= unused_seconds

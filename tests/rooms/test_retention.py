@@ -1,0 +1,48 @@
+"""Unused rooms: the decision, and the registry's sweep that deletes them for good."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import select
+
+from app.game.rules import Rules
+from app.identity import hash_token
+from app.rooms.registry import RoomRegistry
+from app.rooms.retention import RoomFacts, is_unused
+from app.settings import Settings
+from app.storage.models import RoomRow
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize(("facts", "unused"), [
+    (RoomFacts(started=False, connected=False, quiet_for=600), True),
+    (RoomFacts(started=False, connected=False, quiet_for=599), False),  # changed lately
+    (RoomFacts(started=False, connected=True, quiet_for=9999), False),  # someone is there
+    (RoomFacts(started=True, connected=False, quiet_for=9999), False),  # a match was played: idle rules apply
+])
+def test_a_room_is_unused_without_a_match_a_connection_or_a_change_for_the_period(facts, unused):
+    assert is_unused(facts, 600) is unused
+
+
+async def test_the_sweep_deletes_unused_rooms_and_a_restart_does_not_bring_them_back(store):
+    settings = Settings(unused_room_seconds=0.05, database_url="sqlite://")
+    registry = RoomRegistry(settings, store)
+    left, _, _ = await registry.create("Ana", Rules())
+    played, _, host = await registry.create("Ben", Rules(hand_size=3))
+    await played.add_bot(hash_token(host), "easy")
+    await played.start(hash_token(host))
+    waiting, _, _ = await registry.create("Cy", Rules())
+    await asyncio.sleep(0.1)
+    await waiting.join("Dag")  # a change: the period starts again
+    assert await registry.sweep() == [left.code]
+    assert registry.get(left.code) is None and left.closed
+    assert {snapshot.code for snapshot in store.storage.active_rooms()} == {played.code, waiting.code}
+    with store.storage.engine.connect() as connection:
+        assert left.code not in set(connection.scalars(select(RoomRow.code)))  # deleted, not closed
+    restarted = RoomRegistry(settings, store)
+    assert await restarted.restore() == 2 and restarted.get(left.code) is None
+    for room in [*registry.rooms.values(), *restarted.rooms.values()]:
+        room.close()
