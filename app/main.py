@@ -20,11 +20,11 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.api import health, match_api, match_pages, room_api, room_pages, site_pages, sockets
 from app.api.deps import guard_posts
-from app.rendering import templates
 from app.ratelimit import RateLimiter
+from app.rendering import templates
+from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore
 from app.rooms.registry import RoomRegistry
-from app.rooms.errors import ErrorCode, RoomError
 from app.security import Refused, SecurityHeaders
 from app.settings import Settings
 from app.storage import Storage, StorageError

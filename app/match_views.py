@@ -11,8 +11,8 @@ from typing import Any
 
 from app.game.history import deal_by_deal
 from app.game.rules import Rules
-from app.wording import card_faces, deal_sentences, describe_rules
 from app.storage.values import FinishedMatch
+from app.wording import card_faces, deal_sentences, describe_rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ def match_detail(match: FinishedMatch, record: dict[str, Any]) -> MatchDetail:
     steps = deal_by_deal(record)
     names = list(record["players"])
     totals = [list(step.scores) for step in steps]
-    top = max([Rules.from_dict(record.get("rules", {})).threshold, *(max(row) for row in totals)] or [1])
+    top = max([Rules.from_dict(record.get("rules", {})).threshold, *(max(row) for row in totals)])
     width = CHART_WIDTH / max(1, len(steps))
     chart = []
     for seat, name in enumerate(names):
@@ -86,6 +86,7 @@ def match_detail(match: FinishedMatch, record: dict[str, Any]) -> MatchDetail:
     rules = Rules.from_dict(record.get("rules", {}))
     lives = [list(step.lives) for step in steps]
     before = [[rules.lives] * len(names), *lives]
-    lost_life = [[now < was for now, was in zip(row, previous)] for row, previous in zip(lives, before)]
+    lost_life = [[now < was for now, was in zip(row, previous, strict=True)]
+                 for row, previous in zip(lives, before, strict=False)]
     return MatchDetail(match=match, rules_text=describe_rules(rules), totals=totals, lives=lives,
                        lost_life=lost_life, chart=chart, chart_max=top, replay=replay)

@@ -15,9 +15,9 @@ from limits import RateLimitItem, parse_many
 from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
+from app.rooms.errors import ErrorCode
 from app.security import Refused
 from app.settings import Settings
-from app.rooms.errors import ErrorCode
 
 LIMITED = {
     "rooms_created": "tables opened",

@@ -17,9 +17,9 @@ from jinja2 import Template, pass_context
 from app.bots.strength import BotStrength
 from app.game.cards import Card
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
+from app.rooms.schedule import STAND_IN
 from app.rules_form import rules_fields
 from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
-from app.rooms.schedule import STAND_IN
 
 TEMPLATES = Path(__file__).parent / "templates"
 

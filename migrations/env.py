@@ -13,6 +13,7 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy.engine import Connection
 
+from app.settings import Settings
 from app.storage.engine import create_storage_engine
 from app.storage.migrate import migration_transaction
 from app.storage.models import Base
@@ -29,8 +30,6 @@ def database_url() -> str:
     url = context.get_x_argument(as_dictionary=True).get("database_url") or config.get_main_option("sqlalchemy.url")
     if url:
         return url
-    from app.settings import Settings
-
     return Settings().database_url
 
 

@@ -52,8 +52,9 @@ def test_custom_rules_turn_numbers_into_ints_and_keep_words():
     assert message == {"rules": {"hand_size": 4, "follow": "must_match", "ace_lead": "ordinary",
                                  "last_trick_tie": "all_tied", "penalty_to": "highest", "threshold": 40, "lives": 3,
                                  "second_life_min_opponents": 1, "match_length": 5}}
-    assert rules_from(message.get("preset"), message.get("rules")) == Rules(hand_size=4, follow="must_match", last_trick_tie="all_tied",
-                                                threshold=40, lives=3, match_length=5)
+    expected = Rules(hand_size=4, follow="must_match", last_trick_tie="all_tied", threshold=40, lives=3,
+                     match_length=5)
+    assert rules_from(message.get("preset"), message.get("rules")) == expected
 
 
 @pytest.mark.parametrize("length", [None, "", "elimination"])

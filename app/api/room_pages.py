@@ -15,11 +15,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
 from app.api.room_api import set_player_cookie
 from app.api.sockets import accept_room_socket, heartbeat_seconds, player_token_hash, serve
-from app.rendering import render_blocks, templates
-from app.names import form_number
-from app.rooms.protocol import rules_from
 from app.identity import hash_token
+from app.names import form_number
+from app.rendering import render_blocks, templates
 from app.rooms.errors import RoomError
+from app.rooms.protocol import rules_from
 from app.rooms.room import Room
 from app.rooms.views import RoomView
 from app.rules_form import rules_from_form

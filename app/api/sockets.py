@@ -93,8 +93,8 @@ async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegi
     await websocket.accept()
     wait = await get_limiter(websocket).retry_after("sockets", client_address(websocket))
     if wait is not None:
-        await _refuse(websocket, ErrorCode.RATE_LIMITED, f"too many connections from your network; try again in {wait} s",
-                      CLOSE_POLICY)
+        await _refuse(websocket, ErrorCode.RATE_LIMITED,
+                      f"too many connections from your network; try again in {wait} s", CLOSE_POLICY)
         return None
     room = registry.get(code)
     if room is None:

@@ -201,7 +201,7 @@ def print_arena(report: dict[str, Any], out: TextIO) -> None:
                      f"{choice['mean']:.2f}, {choice['median']:.2f}, {choice['p95']:.2f}"))
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip(), file=out)
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)).rstrip(), file=out)
     print(f"fair share per seat: {1 / len(report['seats']):.1%}; time: {report['seconds']} s", file=out)
 
 

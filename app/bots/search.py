@@ -133,7 +133,7 @@ def _settled(results: list[list[float]]) -> bool:
     for index, values in enumerate(results):
         if index == best:
             continue
-        diffs = [a - b for a, b in zip(results[best], values)]
+        diffs = [a - b for a, b in zip(results[best], values, strict=False)]
         mean = sum(diffs) / count
         spread = math.sqrt(max(sum((d - mean) ** 2 for d in diffs) / (count - 1), 0.0) / count)
         if mean - CLEAR_Z * spread > 0:

@@ -108,7 +108,7 @@ def rebuild_match(view: MatchView, knowledge: DealKnowledge, hands: tuple[int, .
                    lives=tuple(seat.lives for seat in view.seats),
                    dealer=None, history=(UNKNOWN_DEAL,) * (view.deal_number - 1), deal=None,
                    winners=(), finished=False)
-    dealt = [cards_of(hand | played) for hand, played in zip(hands, knowledge.played)]
+    dealt = [cards_of(hand | played) for hand, played in zip(hands, knowledge.played, strict=False)]
     match, _ = deal_hands(before, dealt, dealer=view.dealer)
     for card in knowledge.plays:
         match, _ = play(match, card)
@@ -123,6 +123,6 @@ def with_hands(match: Match, knowledge: DealKnowledge, hands: tuple[int, ...]) -
     rebuilding, at a fraction of the cost. ``hands`` must fit ``knowledge``
     (e.g. come from :func:`sample_hands`).
     """
-    dealt = tuple(hand | played for hand, played in zip(hands, knowledge.played))
+    dealt = tuple(hand | played for hand, played in zip(hands, knowledge.played, strict=False))
     return match._replace(deal=match.deal._replace(hands=hands, dealt=dealt))
 

@@ -701,7 +701,7 @@ def _end_deal(match: Match, deal: Deal, events: list[Event]) -> tuple[Match, lis
             winners = tuple(seat for seat in active if scores[seat] == best)
         if winners:
             events.append(MatchWon(winners))
-    new = _new(Match, (rules, match.players, tuple(scores), lives, match.dealer, match.history + (deal,), deal,
+    new = _new(Match, (rules, match.players, tuple(scores), lives, match.dealer, (*match.history, deal), deal,
                        winners, bool(winners)))
     return new, events
 

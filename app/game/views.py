@@ -129,9 +129,10 @@ def view_for(match: Match, seat: int | None) -> MatchView:
         seats = deal.play_seats()
         for index in range(start):
             played[seats[index]].append(deal.plays[index])
-        trick = tuple(TrickCard(s, c) for s, c in zip(seats[start:], deal.plays[start:]))
+        trick = tuple(TrickCard(s, c) for s, c in zip(seats[start:], deal.plays[start:], strict=False))
         if start:
-            previous = tuple(TrickCard(s, c) for s, c in zip(seats[start - width:start], deal.plays[start - width:start]))
+            before = slice(start - width, start)
+            previous = tuple(TrickCard(s, c) for s, c in zip(seats[before], deal.plays[before], strict=False))
         cards_left = [hand.bit_count() for hand in deal.hands]
         trick_number = deal.trick_number + 1
     if match.finished:

@@ -8,6 +8,7 @@ dropped, so it can never hold up the room.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any, Protocol
 
@@ -116,10 +117,9 @@ class Connection:
         if self._sending and self._sender is not None:
             self._sender.cancel()  # stuck in a send that may never complete
             return
-        try:
-            self._outbox.put_nowait(None)  # wake the sender
-        except asyncio.QueueFull:
-            pass  # the sender finds a message waiting, then sees ``dropped``
+        # Wake the sender; if the outbox is full it finds a message waiting, then sees ``dropped``.
+        with contextlib.suppress(asyncio.QueueFull):
+            self._outbox.put_nowait(None)
 
     def start(self) -> asyncio.Task[None]:
         """Start the task that writes queued frames to the socket; returns it."""

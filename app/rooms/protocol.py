@@ -28,7 +28,6 @@ from app.rooms.views import RoomView
 from app.wording import unplayable
 
 
-
 class ProtocolError(Exception):
     """A frame that is not a message: too large, not JSON, not an object, unknown type or bad fields."""
 

@@ -91,7 +91,8 @@ class RoomRegistry:
                 log.error("room %s: stored rules are not valid; skipped", snap.code)
                 continue
             room = self._new_room(snap.code, rules, snap.created_at)
-            seats = tuple(Seat(seat.name, seat.token_hash, seat.bot) for seat in sorted(snap.seats, key=lambda s: s.seat))
+            stored = sorted(snap.seats, key=lambda s: s.seat)
+            seats = tuple(Seat(seat.name, seat.token_hash, seat.bot) for seat in stored)
             room.lobby = Lobby(rules, seats, snap.host_token_hash, snap.turn_seconds)
             current = room.current
             if snap.match is not None:

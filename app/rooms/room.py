@@ -23,8 +23,9 @@ from app.game.rules import Rules
 from app.rooms.autoplay import bot_card
 from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch
-from app.rooms.fanout import Renderings, send_state
 from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.fanout import Renderings, send_state
+from app.rooms.lobby import MAX_SEATS, MIN_SEATS, Lobby, Seat
 from app.rooms.persistence import RoomStore, now
 from app.rooms.presence import Presence
 from app.rooms.schedule import (
@@ -39,7 +40,6 @@ from app.rooms.schedule import (
     next_due,
     turn_due,
 )
-from app.rooms.lobby import MAX_SEATS, MIN_SEATS, Lobby, Seat
 from app.rooms.timer import TimedAction, Timer
 from app.rooms.views import RoomView, Table, room_view
 

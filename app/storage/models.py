@@ -7,7 +7,7 @@ migrations in ``migrations/versions`` create exactly these tables.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -132,7 +132,7 @@ class Base(DeclarativeBase):
     """Base of every model; its metadata carries :data:`NAMING_CONVENTION`."""
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {datetime: UTCDateTime, int: StoredInt}
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime, int: StoredInt}
 
 
 class RoomRow(Base):

@@ -19,11 +19,11 @@ from sqlalchemy.orm import Session
 
 from app.game.match import Match
 from app.game.record import NotARecord, RecordFault, outcome, replay
+from app.identity import new_match_id
 from app.names import InvalidName, clean_name, same_name
 from app.storage import migrate, queries
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError
-from app.identity import new_match_id
 from app.storage.values import FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
 
 MAX_PAGE = 1_000_000

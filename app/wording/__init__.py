@@ -12,8 +12,17 @@ from app.wording.refusals import error_message, refusal, unplayable
 from app.wording.rules import describe_preset, describe_rules, option_label, value_label
 
 __all__ = [
-    "card_faces", "card_name", "card_symbol", "rank_label", "suit_symbol",
+    "card_faces",
+    "card_name",
+    "card_symbol",
     "deal_sentences",
-    "error_message", "refusal", "unplayable",
-    "describe_preset", "describe_rules", "option_label", "value_label",
+    "describe_preset",
+    "describe_rules",
+    "error_message",
+    "option_label",
+    "rank_label",
+    "refusal",
+    "suit_symbol",
+    "unplayable",
+    "value_label",
 ]

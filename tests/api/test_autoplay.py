@@ -73,7 +73,7 @@ def test_a_bot_sees_only_its_own_view(monkeypatch, client):
 def test_when_the_clock_runs_out_the_server_plays_and_the_match_goes_on(make_client):
     client = make_client()
     code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, _ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
     ana.send({"type": "set_clock", "seconds": 5})
     ana.until(lambda s: s["turn_seconds"] == 5)
     room = client.app.state.registry.get(code)

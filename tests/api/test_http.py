@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from app.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET, ROOM_CODE_LENGTH as CODE_LENGTH
+from app.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET
+from app.identity import ROOM_CODE_LENGTH as CODE_LENGTH
 from tests.api.conftest import Peer, open_room
 
 

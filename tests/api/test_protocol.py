@@ -149,7 +149,8 @@ def test_an_illegal_card_is_refused_with_the_reason(client):
     rng = random.Random(3)
     # Play until some player holds a card that is not legal on their turn.
     for _ in range(200):
-        state = peers[0].until(lambda s: s["phase"] == "finished" or (s["phase"] == "playing" and s["turn"] is not None))
+        state = peers[0].until(lambda s: s["phase"] == "finished"
+                               or (s["phase"] == "playing" and s["turn"] is not None))
         if state["phase"] == "finished":
             pytest.fail("no illegal card came up")
         mover = peers[state["turn"]]
@@ -261,9 +262,9 @@ def test_a_handshake_from_another_site_is_refused(client):
     code, _ = open_room(client, NAMES[:2])
     from starlette.websockets import WebSocketDisconnect
 
-    with pytest.raises(WebSocketDisconnect):
-        with client.websocket_connect(f"/api/rooms/{code}/ws", headers={"origin": "https://evil.example"}) as ws:
-            ws.receive_json()
+    with pytest.raises(WebSocketDisconnect), \
+            client.websocket_connect(f"/api/rooms/{code}/ws", headers={"origin": "https://evil.example"}) as ws:
+        ws.receive_json()
     with client.websocket_connect(f"/api/rooms/{code}/ws", headers={"origin": "http://testserver"}) as socket:
         socket.send_json({"type": "hello"})
         assert socket.receive_json()["type"] == "state"

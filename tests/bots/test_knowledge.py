@@ -50,7 +50,7 @@ def test_play_order_follows_trick_winners():
     # Trick 1: seat 1 leads 9C, seat 2 plays 9H (equal, later: wins), seat 0 plays 2C.
     match = scenario(Rules(hand_size=3), ["2C 9D KS", "9C TD AS", "9H JD QS"], "9C 9H 2C QS")
     known = read_knowledge(view_for(match, 0))
-    assert known.plays == tuple(map(Card.parse, "9C 9H 2C QS".split()))
+    assert known.plays == tuple(map(Card.parse, ["9C", "9H", "2C", "QS"]))
     assert known.order == (1, 2, 0)
     assert known.played[2] == mask_of(map(Card.parse, ["9H", "QS"]))
     assert known.cards_left == (2, 2, 1)

@@ -71,9 +71,9 @@ def test_sampling_is_reproducible_from_the_generator():
 def tight_knowledge(**changes):
     # Seat 3 can only hold AC, seat 2 only an ace of clubs or diamonds,
     # seat 1 two of AC AD KC KD: one assignment fits.
-    fields = dict(viewer=0, order=(1, 2, 3, 0), plays=(), hand=mask("2C 2D"),
-                  played=(0, 0, 0, 0), cards_left=(2, 2, 1, 1), unseen=mask("AC AD KC KD 5S 6S"),
-                  possible=(mask("2C 2D"), mask("AC AD KC KD"), mask("AC AD"), mask("AC")))
+    fields = {"viewer": 0, "order": (1, 2, 3, 0), "plays": (), "hand": mask("2C 2D"),
+                  "played": (0, 0, 0, 0), "cards_left": (2, 2, 1, 1), "unseen": mask("AC AD KC KD 5S 6S"),
+                  "possible": (mask("2C 2D"), mask("AC AD KC KD"), mask("AC AD"), mask("AC"))}
     fields.update(changes)
     return DealKnowledge(**fields)
 

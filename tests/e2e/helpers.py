@@ -226,7 +226,7 @@ class Tab:
         context.route(lambda url: not url.startswith(own), lambda route: tab._answer_outside(route, packages))
         page.on("console", lambda message: message.type == "error" and tab.console_errors.append(message.text))
         page.on("pageerror", lambda error: tab.page_errors.append(str(error)))
-        page.on("requestfailed", lambda request: tab._request_failed(request))
+        page.on("requestfailed", tab._request_failed)
         page.on("response", lambda response: response.status >= 400 and tab.failed_requests.append(
             f"{response.status} {response.request.method} {response.url}"))
         page.on("dialog", tab._dialog)

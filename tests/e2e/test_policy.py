@@ -35,8 +35,9 @@ def test_the_table_runs_under_its_policy_with_connect_src_self_alone(open_tab, s
         for header in event["responseHeaders"]:
             if header["name"].lower() == "content-security-policy":
                 policies.append(re.sub(r"connect-src [^;]*", "connect-src 'self'", header["value"]))
-                header = {"name": header["name"], "value": policies[-1]}
-            headers.append(header)
+                headers.append({"name": header["name"], "value": policies[-1]})
+            else:
+                headers.append(header)
         devtools.send("Fetch.continueResponse", {"requestId": event["requestId"], "responseHeaders": headers,
                                                  "responseCode": event["responseStatusCode"]})
 

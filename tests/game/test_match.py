@@ -475,7 +475,7 @@ def test_a_whole_match_of_random_deals_ends_with_one_player_left():
 def test_a_malformed_card_is_invalid_card_not_an_illegal_move():
     match = start("2C 3C 4C", "2D 3D 4D", "2H 3H 4H", dealer=2, rules=QUICK)
     for code in ("ZZ", "", "1C", None, 7):
-        error = refused(match, lambda m: play(m, code), InvalidCard)
+        error = refused(match, lambda m, code=code: play(m, code), InvalidCard)
         assert error.code == "invalid_card"
 
 

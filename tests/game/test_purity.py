@@ -24,7 +24,7 @@ IMPURE_CALLS = {"open", "print", "input", "exec", "eval", "compile", "__import__
 
 
 def top(name: str) -> str:
-    return name.split(".")[0]
+    return name.split(".", maxsplit=1)[0]
 
 
 def problems(source: str, name: str = "<module>") -> list[str]:

@@ -8,13 +8,13 @@ import sqlite3
 import pytest
 
 from app.game.rules import Rules
+from app.identity import hash_token
 from app.rooms.connection import Connection
-from app.rooms.registry import RoomRegistry
 from app.rooms.errors import RoomError
+from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.settings import Settings
-from app.identity import hash_token
 
 pytestmark = pytest.mark.anyio
 

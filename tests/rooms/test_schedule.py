@@ -27,8 +27,8 @@ TIMING = Timing(deal_pause=4.0, bot_delay=0.8, away_grace=60.0)
 
 
 def facts(**changes) -> TableFacts:
-    base = dict(finish_pending=False, playing=True, needs_deal=False, since_turn=0.0, turn=None, absences=(),
-                host_absent=None)
+    base = {"finish_pending": False, "playing": True, "needs_deal": False, "since_turn": 0.0, "turn": None,
+            "absences": (), "host_absent": None}
     return TableFacts(**{**base, **changes})
 
 

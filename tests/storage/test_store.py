@@ -138,7 +138,7 @@ def test_a_match_cut_short_is_rebuilt_up_to_its_last_play(storage, deals, plays)
     assert len(full["deals"]) > deals
     expected = copy.deepcopy(full)
     cut = dict(full["deals"][deals], plays=full["deals"][deals]["plays"][:plays])
-    expected["deals"] = full["deals"][:deals] + [cut]
+    expected["deals"] = [*full["deals"][:deals], cut]
     save_room(storage)
     store_in_progress(storage, "m1", full, deals=deals, plays=plays)
     [room] = storage.active_rooms()
@@ -175,13 +175,13 @@ def test_plays_and_deals_must_come_in_order(storage):
     record = to_record(played_match())
     deal = record["deals"][0]
     storage.start_match(match_id="m1", room_code=None, rules=RULES, players=record["players"], started_at=T0)
-    with pytest.raises(StorageError, match="deal 1 .* out of order"):
+    with pytest.raises(StorageError, match=r"deal 1 .* out of order"):
         storage.record_deal(match_id="m1", deal=1, dealer=deal["dealer"], hands=deal["hands"])
     with pytest.raises(StorageError, match="no deal 0"):
         storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0)
     storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"])
     storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0)
-    with pytest.raises(StorageError, match="play 2 .* out of order"):
+    with pytest.raises(StorageError, match=r"play 2 .* out of order"):
         storage.record_play(match_id="m1", deal=0, play=2, card=deal["plays"][2], played_at=T0)
     assert count(storage, PlayRow) == 1
 
@@ -193,9 +193,9 @@ def test_a_repeated_call_is_harmless_but_a_different_one_is_refused(storage):
         storage.start_match(match_id="m1", room_code=None, rules=RULES, players=record["players"], started_at=T0)
         storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"])
         storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0)
-    with pytest.raises(StorageError, match="deal 0 .* stored already"):
+    with pytest.raises(StorageError, match=r"deal 0 .* stored already"):
         storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"][::-1])
-    with pytest.raises(StorageError, match="play 0 .* stored already"):
+    with pytest.raises(StorageError, match=r"play 0 .* stored already"):
         storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][1], played_at=T0)
     with pytest.raises(StorageError, match="could not start match 'm1'"):
         storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["X", "Y"], started_at=T0)

@@ -6,9 +6,8 @@ import hashlib
 
 import pytest
 
-from app.identity import hash_token, new_match_id, token_matches
+from app.identity import MATCH_ID_ALPHABET, hash_token, new_match_id, token_matches
 from app.storage import SeatRecord
-from app.identity import MATCH_ID_ALPHABET
 from app.storage.values import MatchPage
 
 

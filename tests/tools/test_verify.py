@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.tools.verify import UnreadableRecord, read_record
 from app.game import Rules, to_record
 from app.game.simulate import play_random_match
+from app.tools.verify import UnreadableRecord, read_record
 
 CASES = sorted((Path(__file__).parent.parent / "data" / "records").glob("*.json"))
 
