@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     deal_pause_seconds: float = Field(default=4.0, ge=0)
     """Pause after a deal, so everyone can read its summary, before the next deal."""
     hard_bot_budget_seconds: float = Field(default=0.15, gt=0)
+    ws_compression: bool = False
+    """Compress WebSocket frames (permessage-deflate). Off: it saves bandwidth on the table page's HTML
+    regions but costs every open socket its own compression state (tens of KB of memory) and CPU per
+    frame; a proxy can compress instead."""
     log_level: str = "info"
     rate_limits: bool = True
     """Per-client-address limits on; ``false`` turns every ``limit_*`` off."""
