@@ -21,7 +21,7 @@ def run(matches: int = 2000, players: int = 5, seed: int = 1, rounds: int = 3) -
     "players", "rounds"}`` (rates per second of wall-clock time).
     """
     rules = Rules()
-    best = None
+    best: tuple[float, int] | None = None  # (seconds, plays) of the fastest batch
     for batch in range(rounds):
         rng = random.Random(seed + batch)
         plays = 0
@@ -32,6 +32,7 @@ def run(matches: int = 2000, players: int = 5, seed: int = 1, rounds: int = 3) -
         elapsed = time.perf_counter() - started
         if best is None or elapsed < best[0]:
             best = (elapsed, plays)
+    assert best is not None, "rounds must be at least 1"
     elapsed, plays = best
     return {
         "matches_per_s": round(matches / elapsed, 1),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 from urllib.parse import urlsplit
 
 from fastapi import Depends
@@ -19,22 +19,22 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 def get_settings(conn: HTTPConnection) -> Settings:
     """The settings the app was built with."""
-    return conn.app.state.settings
+    return cast(Settings, conn.app.state.settings)
 
 
 def get_registry(conn: HTTPConnection) -> RoomRegistry:
     """The process's room registry."""
-    return conn.app.state.registry
+    return cast(RoomRegistry, conn.app.state.registry)
 
 
 def get_storage(conn: HTTPConnection) -> Storage:
     """The storage of matches and rooms."""
-    return conn.app.state.storage
+    return cast(Storage, conn.app.state.storage)
 
 
 def get_limiter(conn: HTTPConnection) -> RateLimiter:
     """The per-client-address limits of the process."""
-    return conn.app.state.limiter
+    return cast(RateLimiter, conn.app.state.limiter)
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -67,11 +67,13 @@ def play_match(lineup: Sequence[str], rules: Rules, deal_rng: random.Random, bot
             match, _ = deal_cards(match, deal_rng)
             continue
         seat = match.turn
+        assert seat is not None, "a match that goes on and needs no deal has a seat to play"
         view = view_for(match, seat)
         started = time.perf_counter()
         card = choose_card(view, lineup[seat], bot_rng, budget_s, max_worlds=max_worlds)
         elapsed = time.perf_counter() - started
         if timings is not None:
+            assert view.you is not None, "a seat's view shows its hand"
             ranks = {legal.rank for legal in view.you.legal}
             timings.setdefault(lineup[seat], []).append((elapsed, len(ranks) > 1))
         match, _ = play(match, card, seat)

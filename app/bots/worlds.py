@@ -124,5 +124,7 @@ def with_hands(match: Match, knowledge: DealKnowledge, hands: tuple[int, ...]) -
     (e.g. come from :func:`sample_hands`).
     """
     dealt = tuple(hand | played for hand, played in zip(hands, knowledge.played, strict=False))
-    return match._replace(deal=match.deal._replace(hands=hands, dealt=dealt))
+    deal = match.deal
+    assert deal is not None, "a match from rebuild_match has a deal"
+    return match._replace(deal=deal._replace(hands=hands, dealt=dealt))
 

@@ -28,10 +28,10 @@ class Card(int):
     __slots__ = ()
 
     @classmethod
-    def parse(cls, text: str) -> Card:
+    def parse(cls, text: str | Card) -> Card:
         """Read a card code, case-insensitively, accepting ``10`` for the ten.
 
-        ``"9c"`` → ``9C``, ``"10h"`` → ``TH``. Raises :class:`InvalidCard`
+        ``"9c"`` → ``9C``, ``"10h"`` → ``TH``; a card is returned as it is. Raises :class:`InvalidCard`
         for anything else (wrong type, unknown rank or suit, extra text).
         """
         if isinstance(text, Card):

@@ -53,26 +53,31 @@ def deal_by_deal(record: Mapping[str, Any]) -> list[DealStep]:
     steps = []
     for number, deal in enumerate(record["deals"], start=1):
         match, _ = deal_hands(match, deal["hands"], dealer=deal["dealer"])
+        assert match.deal is not None, "deal_hands starts a deal"
+        width = len(match.deal.order)
         tricks: list[TrickStep] = []
         current: list[tuple[int, Card]] = []
         events: list[Any] = []
         for code in deal["plays"]:
             seat = match.turn
+            assert seat is not None, "replay checked that every play has a seat to play it"
             match, events = play(match, code)
             current.append((seat, Card.parse(code)))
-            if len(current) == len(match.deal.order):
+            if len(current) == width:
                 tricks.append(TrickStep(tuple(current), _trick_winner(events)))
                 current = []
         if current:
             tricks.append(TrickStep(tuple(current), -1))
+        dealt = match.deal
+        assert dealt is not None, "a match keeps its last deal"
         steps.append(DealStep(
             number=number,
             dealer=deal["dealer"],
-            hands=tuple(match.deal.dealt_hand(seat) for seat in range(match.seat_count)),
+            hands=tuple(dealt.dealt_hand(seat) for seat in range(match.seat_count)),
             tricks=tuple(tricks),
             scores=match.scores,
             lives=match.lives,
-            summary=summarize_deal(events) if match.deal.turn is None else None,
+            summary=summarize_deal(events) if dealt.turn is None else None,
         ))
     return steps
 

@@ -11,7 +11,7 @@ import functools
 import random
 from collections.abc import Callable, Sequence
 from operator import itemgetter
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 from app.game.cards import DECK, RANK_BITS, Card, cards_of, lowest_rank_of
 from app.game.errors import InvalidCard, InvalidDeal, InvalidMatch
@@ -37,7 +37,7 @@ from app.game.refusals import (
     NotYourTurn,
     Refusal,
 )
-from app.game.rules import ELIMINATION, MAX_PLAYERS, MIN_PLAYERS, Rules
+from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 _new = tuple.__new__
 
@@ -236,11 +236,9 @@ def deal_cards(match: Match, rng: random.Random) -> tuple[Match, list[Event]]:
     if match.dealer is not None and match.deal is not None:
         dealer, order, next_seat = _next_deal_seating(match.lives, match.dealer)
     else:
-        dealer = match.dealer
-        if dealer is None:
-            # Everyone is still in before the first deal of a match from new_match,
-            # and then this draws exactly as rng.randrange(seat_count) would.
-            dealer = rng.choice(match.active_seats())
+        # Before the first deal of a match from new_match everyone is still in,
+        # and then the lot draws exactly as rng.randrange(seat_count) would.
+        dealer = rng.choice(match.active_seats()) if match.dealer is None else match.dealer
         order, next_seat = _seating(tuple(map(bool, match.lives)), dealer)
     count = len(order)
     needed = match.rules.hand_size * count
@@ -321,7 +319,7 @@ def play(match: Match, card: Card | str, seat: int | None = None) -> tuple[Match
     deal = match.deal
     if (deal is None or match.finished or deal.turn is None or (seat is not None and seat != deal.turn)
             or not legal_mask(match.rules, deal) >> card & 1):
-        _check_play(match, seat, card)
+        _refuse_play(match, seat, card)
     new_deal, won = _play_cards(match.rules, deal, 1, lambda seat, legal: card)
     events: list[Event] = [_new(CardPlayed, (deal.turn, card, len(deal.leaders) - 1)), *won]
     if new_deal.turn is None:
@@ -351,12 +349,12 @@ def play_out_deal(match: Match, choose: Chooser | None = None, *,
     deal = match.deal
     if match.finished or deal is None or deal.turn is None:
         raise DealNotStarted()
-    if choose is None and rng is None:
-        raise ValueError("play_out_deal needs a chooser or a random generator")
     if choose is not None:
         deal, events = _play_cards(match.rules, deal, -1, choose)
         return _end_deal(match, deal, events)
-    events: list[Event] = []
+    if rng is None:
+        raise ValueError("play_out_deal needs a chooser or a random generator")
+    events = []
     if deal.winning is not None:
         # A trick is under way: finish it card by card; whole tricks go faster below.
         width = len(deal.order)
@@ -402,6 +400,12 @@ def _check_play(match: Match, seat: int | None, card: Card) -> None:
         code = "lowest_after_ace" if deal.forced else match.rules.follow
         lowest = cards_of(hand & RANK_BITS[lowest_rank_of(hand)])
         raise IllegalPlay(Refusal(code, card=card, highest=deal.winning, lowest=lowest))
+
+
+def _refuse_play(match: Match, seat: int | None, card: Card) -> NoReturn:
+    """Raise the error that explains why ``seat`` may not play ``card``, for a play known to be refused."""
+    _check_play(match, seat, card)
+    raise AssertionError(f"{card} by seat {seat} looked refused, yet _check_play found nothing against it")
 
 
 _ALL = (1 << 52) - 1
@@ -471,29 +475,38 @@ def _start_deal(match: Match, dealer: int, order: tuple[int, ...], next_seat: tu
     return new, [_new(DealStarted, (len(match.history), dealer, leader))]
 
 
+def _no_random() -> float:
+    raise ValueError("a card chosen at random needs a random generator")
+
+
 def _play_cards(rules: Rules, deal: Deal, limit: int, choose: Chooser | None,
-                rand: Callable[[], float] | None = None) -> tuple[Deal, list[Event]]:
+                rand: Callable[[], float] = _no_random) -> tuple[Deal, list[Event]]:
     """Play up to ``limit`` cards (all, if negative) of ``deal`` (§2.3–2.5).
 
-    Each card comes from ``choose(seat, legal)`` or, when ``choose`` is
-    ``None``, uniformly at random among the legal cards using ``rand()``
-    (a float in [0, 1)). Returns the new deal and the tricks won on the way.
-    Raises :class:`IllegalPlay` if ``choose`` returns a card outside ``legal``.
+    ``deal`` must be in progress. Each card comes from ``choose(seat, legal)``
+    or, when ``choose`` is ``None``, uniformly at random among the legal cards
+    using ``rand()`` (a float in [0, 1)). Returns the new deal and the tricks
+    won on the way. Raises :class:`IllegalPlay` if ``choose`` returns a card
+    outside ``legal``, and ``ValueError`` for a random card without ``rand``.
 
     The hot path of every simulation: it works on local lists and builds one
     new state at the end.
     """
-    dealer, dealt, order, next_seat, hands, plays, leaders, seat, winner, winning, forced = deal
-    remaining = len(order) * rules.hand_size - len(plays)
-    hands, plays, leaders = list(hands), list(plays), list(leaders)
+    dealer, dealt, order, next_seat, held, played, led, turn, winner, winning_card, forced = deal
+    assert turn is not None, "_play_cards plays a deal in progress only"
+    seat = turn
+    remaining = len(order) * rules.hand_size - len(played)
+    count = remaining if limit < 0 else min(limit, remaining)
+    hands, leaders = list(held), list(led)
+    plays: list[int] = list(played)
     must_match = rules.follow == "must_match"
     ace_lead, hand_size = rules.ace_lead, rules.hand_size
     leader = leaders[-1]
-    bar = _bar(winning, forced)
+    bar = _bar(winning_card, forced)
     # Plain ints in the loop (faster than Card), turned back into cards below.
-    winning = -1 if winning is None else int(winning)
+    winning = -1 if winning_card is None else int(winning_card)
     won: list[Event] = []
-    for _ in range(remaining if limit < 0 else min(limit, remaining)):
+    for _ in range(count):
         hand = hands[seat]
         # _legal(hand, bar, must_match), inlined: this line runs for every card of every simulation
         lowest = hand & _RANK_OF_BIT_LENGTH[(hand & -hand).bit_length()]
@@ -522,14 +535,14 @@ def _play_cards(rules: Rules, deal: Deal, limit: int, choose: Chooser | None,
         seat = next_seat[seat]
         if seat == leader:
             won.append(_new(TrickWon, (winner, DECK[winning], len(leaders) - 1)))
-            if len(leaders) == hand_size:
-                seat = None  # the deal is over; it keeps its last trick for scoring
-            else:
+            # After the last trick the deal is over (the loop ends with it); it keeps that trick for scoring.
+            if len(leaders) < hand_size:
                 leaders.append(winner)
                 seat = leader = winner
                 winner, winning, forced, bar = -1, -1, False, _ALL
     return _new(Deal, (dealer, dealt, order, next_seat, tuple(hands), tuple(map(DECK.__getitem__, plays)),
-                       tuple(leaders), seat, winner, None if winning < 0 else DECK[winning], forced)), won
+                       tuple(leaders), None if count == remaining else seat, winner,
+                       None if winning < 0 else DECK[winning], forced)), won
 
 
 def _play_random_tricks(rules: Rules, deal: Deal, rand: Callable[[], float]) -> tuple[Deal, list[Event]]:
@@ -548,8 +561,10 @@ def _play_random_tricks(rules: Rules, deal: Deal, rand: Callable[[], float]) -> 
     trick without choosing (everyone holds one card), keeps hands as bits
     and turns card numbers into :class:`Card` once, at the end.
     """
-    dealer, dealt, order, next_seat, hands, plays, leaders, leader, _, _, _ = deal
-    hands, leaders = list(hands), list(leaders)
+    dealer, dealt, order, next_seat, held, plays, led, turn, _, _, _ = deal
+    assert turn is not None, "_play_random_tricks plays a deal in progress only"
+    leader = turn
+    hands, leaders = list(held), list(led)
     hand_size = rules.hand_size
     must_match = rules.follow == "must_match"
     # The first trick (from 0) in which a led ace forces every follower's lowest card.
@@ -626,7 +641,7 @@ def _followers(order: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     Indexed by seat (an empty tuple for a seat not in the deal). Cached:
     there are few distinct orders.
     """
-    result = [()] * (max(order) + 1)
+    result: list[tuple[int, ...]] = [()] * (max(order) + 1)
     for index, seat in enumerate(order):
         result[seat] = order[index + 1:] + order[:index]
     return tuple(result)
@@ -654,6 +669,7 @@ def last_trick_payers(rules: Rules, deal: Deal) -> tuple[tuple[int, ...], int, C
     trick = deal.current_trick()
     if rules.penalty_to == "highest":
         top_card = deal.winning
+        assert top_card is not None, "a complete deal keeps the winning card of its last trick"
         pay_rank = top_card >> 2
     else:
         # The value paid is the highest card's (the later of equal ones names it).
@@ -689,7 +705,8 @@ def _end_deal(match: Match, deal: Deal, events: list[Event]) -> tuple[Match, lis
     deals = len(match.history) + 1
     events.append(_new(DealEnded, (deals - 1,)))
     winners: tuple[int, ...] = ()
-    last_deal = rules.match_length != ELIMINATION and deals >= rules.match_length
+    # match_length is a number of deals or "elimination" (Rules checks it).
+    last_deal = isinstance(rules.match_length, int) and deals >= rules.match_length
     # Lives change only when someone crosses the threshold: otherwise at least
     # two players are still in, and only a fixed length can end the match.
     if crossed or last_deal:

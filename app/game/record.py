@@ -112,8 +112,9 @@ def _replay_deal(match: Match, index: int, deal: Mapping[str, Any]) -> Match:
     dealer = deal.get("dealer")
     if isinstance(dealer, bool) or not isinstance(dealer, int):
         raise RecordFault(f"dealer must be a seat number, not {dealer!r}", deal=index)
+    hands: Any = deal.get("hands")  # anything at all: deal_hands checks its shape
     try:
-        match, _ = deal_hands(match, deal.get("hands"), dealer=dealer)
+        match, _ = deal_hands(match, hands, dealer=dealer)
     except InvalidDeal as error:
         raise RecordFault(error.message, deal=index, seat=error.seat, card=error.card) from None
     plays = deal.get("plays")

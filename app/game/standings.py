@@ -44,9 +44,10 @@ def placings(match: Match) -> list[int]:
     def key(seat: int) -> tuple[int, int, int]:
         if seat in winners:
             return (0, 0, 0)
-        if out[seat] is None:
+        out_in = out[seat]
+        if out_in is None:
             return (1, 0, match.scores[seat])
-        return (2, -out[seat], match.scores[seat])
+        return (2, -out_in, match.scores[seat])
 
     keys = [key(seat) for seat in range(match.seat_count)]
     return [1 + sum(other < mine for other in keys) for mine in keys]

@@ -99,9 +99,13 @@ class StoredText(TypeDecorator[str]):
     impl = String
     cache_ok = True
 
+    def __init__(self, length: int | None = None) -> None:
+        super().__init__(length)
+        self.length = length
+
     def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
         if value is not None:
-            fault = text_fault(value, self.impl.length)
+            fault = text_fault(value, self.length)
             if fault is not None:
                 raise ValueError(fault)
         return value

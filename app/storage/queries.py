@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Select, delete, exists, func, select, update
+from sqlalchemy import CursorResult, Select, delete, exists, func, select, update
 from sqlalchemy.orm import InstrumentedAttribute, Session, undefer
 
 from app.game.errors import InvalidRules
@@ -72,7 +72,8 @@ def delete_unused_room(session: Session, *, code: str, closed_at: datetime) -> b
         close_room(session, code=code, closed_at=closed_at)
         return False
     session.execute(delete(SeatRow).where(SeatRow.room_code == code))
-    return session.execute(delete(RoomRow).where(RoomRow.code == code)).rowcount > 0
+    deleted = cast("CursorResult[Any]", session.execute(delete(RoomRow).where(RoomRow.code == code)))
+    return deleted.rowcount > 0
 
 
 def start_match(session: Session, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
@@ -224,7 +225,9 @@ def active_rooms(session: Session) -> list[RoomSnapshot]:
         match = matches.get(room.code)
         finished = newest_finished.get(room.code)
         last = None
-        if finished is not None and (match is None or finished.started_at >= match.started_at):
+        # finish_match always stores the record; a finished match without one has nothing to show.
+        if (finished is not None and finished.record is not None
+                and (match is None or finished.started_at >= match.started_at)):
             last = ActiveMatch(match_id=finished.id, started_at=finished.started_at, record=finished.record)
         active = None
         if match is not None:
