@@ -23,7 +23,7 @@ from app.identity import new_match_id
 from app.names import InvalidName, clean_name, same_name
 from app.storage import migrate, queries
 from app.storage.engine import BEGIN_MODE, create_storage_engine
-from app.storage.errors import RecordRejected, StorageError
+from app.storage.errors import RecordRejected, StorageError, describe
 from app.storage.values import FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
 
 MAX_PAGE = 1_000_000
@@ -80,7 +80,7 @@ class Storage:
         try:
             migrate.upgrade(self._writer)
         except (SQLAlchemyError, CommandError, OSError) as error:
-            raise StorageError(f"could not upgrade the database: {_describe(error)}") from error
+            raise StorageError(f"could not upgrade the database: {describe(error)}") from error
 
     def close(self) -> None:
         """Close every pooled connection; later calls raise :class:`StorageError`."""
@@ -158,7 +158,7 @@ class Storage:
         call whose answer was lost may be repeated.
         """
         with self._unit(f"record deal {deal} of match {match_id!r}", write=True) as session:
-            queries.record_deal(session, match_id=match_id, deal=deal, dealer=dealer, hands=hands)
+            queries.record_deal(session.connection(), match_id=match_id, deal=deal, dealer=dealer, hands=hands)
 
     def record_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> None:
         """Append play ``play`` (from 0 within the deal) of deal ``deal``: the card code played.
@@ -169,7 +169,7 @@ class Storage:
         a call whose answer was lost may be repeated.
         """
         with self._unit(f"record play {play} of deal {deal} of match {match_id!r}", write=True) as session:
-            queries.record_play(session, match_id=match_id, deal=deal, play=play, card=card,
+            queries.record_play(session.connection(), match_id=match_id, deal=deal, play=play, card=card,
                                 played_at=played_at)
 
     def finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
@@ -271,7 +271,7 @@ class Storage:
             with Session(self._writer if write else self._engine) as session, session.begin():
                 yield session
         except (SQLAlchemyError, TypeError, ValueError) as error:
-            raise StorageError(f"could not {action}: {_describe(error)}") from error
+            raise StorageError(f"could not {action}: {describe(error)}") from error
 
     def _check_open(self) -> None:
         if self._closed:
@@ -317,13 +317,6 @@ def _refusal(reason: str, seat: int | None = None) -> RecordRejected:
     """A refused record that has no fault at a deal: the reason, and the seat it concerns if any."""
     return RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": seat, "card": None,
                                    "reason": reason})
-
-
-def _describe(error: Exception) -> str:
-    cause = getattr(error, "orig", None) or error
-    lines = str(cause).strip().splitlines()
-    text = lines[0] if lines else ""
-    return f"{type(cause).__name__}: {text}" if text else type(cause).__name__
 
 
 def _safe_url(url: str) -> str:
