@@ -1,8 +1,9 @@
 """The units of work of storage as plain functions over a SQLAlchemy session or connection.
 
 Each runs inside the caller's transaction and returns frozen values;
-:class:`app.storage.store.Storage` gives every call its own session and transaction.
-Deals and plays are SQL Core on a connection, with statements built once: they are the writes of every card.
+:class:`app.storage.store.Storage` gives every call its own session and transaction, and
+:class:`app.storage.batch.BatchWriter` runs the deals and plays of many rooms in one. Deals and
+plays are SQL Core on a connection, with statements built once: they are the writes of every card.
 """
 
 from __future__ import annotations
