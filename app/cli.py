@@ -70,10 +70,15 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print the report as one JSON line")
 
     bench = commands.add_parser("bench", help="run a benchmark and print its figures as one JSON line")
-    bench.add_argument("name", choices=["engine"], help="what to measure")
-    bench.add_argument("--matches", type=int, default=2000, help="matches per round (default 2000)")
-    bench.add_argument("--rounds", type=int, default=3, help="rounds; the fastest counts (default 3)")
-    bench.add_argument("--seed", type=int, default=1)
+    bench.add_argument("name", choices=["engine", "storage"],
+                       help="what to measure: the rules engine, or storing plays (a commit each, or a group commit)")
+    bench.add_argument("--matches", type=int, default=2000, help="engine: matches per round (default 2000)")
+    bench.add_argument("--rounds", type=int, default=3, help="engine: rounds; the fastest counts (default 3)")
+    bench.add_argument("--seed", type=int, default=1, help="engine: random seed (default 1)")
+    bench.add_argument("--rooms", default="1,10,100",
+                       help="storage: numbers of rooms playing at once, comma-separated (default 1,10,100)")
+    bench.add_argument("--plays", type=int, default=35, help="storage: plays per room (default 35)")
+    bench.add_argument("--dir", help="storage: folder for the SQLite files (default: the temporary folder)")
 
     arena = commands.add_parser("arena", help="play matches between bots and compare their strengths",
                                 epilog=rules_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -125,6 +130,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps(report))
         else:
             print_simulation(report, sys.stdout)
+        return 0
+    if args.command == "bench" and args.name == "storage":
+        from bench import storage
+
+        try:
+            rooms = [int(count) for count in args.rooms.split(",")]
+        except ValueError:
+            rooms = []
+        if not rooms or min(rooms) < 1 or args.plays < 1:
+            parser.error("--rooms must list whole numbers of at least 1, and --plays must be at least 1")
+        storage.main(rooms=rooms, plays=args.plays, folder=args.dir)
         return 0
     if args.command == "bench":
         from bench import engine

@@ -5,7 +5,8 @@ PostgreSQL is ``DATABASE_URL`` when that names one, else
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test``. Its tests are marked
 ``postgres`` and skipped when the server is unreachable, unless
 ``CUCUMBER_REQUIRE_POSTGRES=1`` (as in CI) makes that a failure. Each
-database is a schema created for the test run and dropped after it.
+database is a schema created for the test run and dropped after it, except
+``troubled_database``'s, a database of its own that a test takes down.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 import functools
 import os
 import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -104,6 +106,60 @@ def migrated_url(backend: str, tmp_path_factory: pytest.TempPathFactory,
         finally:
             storage.close()
         yield url
+
+
+@contextmanager
+def sqlite_outage(url: str) -> Iterator[None]:
+    """Another process holds the write lock of the SQLite file: every write times out."""
+    blocker = sqlite3.connect(make_url(url).database or "", isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        yield
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+
+
+def postgres_outage_for(server_url: str, database: str) -> Callable[[], AbstractContextManager[None]]:
+    """A way to take PostgreSQL database ``database`` of the server at ``server_url`` down for a while."""
+    @contextmanager
+    def outage() -> Iterator[None]:
+        """The database refuses connections and its open ones are cut, as in a server restart."""
+        admin = create_engine(server_url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS false')
+            connection.exec_driver_sql(
+                f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}'")
+        try:
+            yield
+        finally:
+            with admin.connect() as connection:
+                connection.exec_driver_sql(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS true')
+            admin.dispose()
+    return outage
+
+
+@pytest.fixture(params=BACKENDS)
+def troubled_database(request: pytest.FixtureRequest,
+                      tmp_path: Path) -> Iterator[tuple[str, Callable[[], AbstractContextManager[None]]]]:
+    """An empty database of the test's own (a SQLite file, or a PostgreSQL database created and dropped
+    here) and a way to take it down for a while: ``with outage(): …``."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'trouble.db'}"
+        yield url, lambda: sqlite_outage(url)
+        return
+    server_url = request.getfixturevalue("postgres_server")
+    name = f"cucumber_trouble_{secrets.token_hex(6)}"
+    admin = create_engine(server_url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(server_url).set(database=name).render_as_string(hide_password=False), \
+            postgres_outage_for(server_url, name)
+    finally:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

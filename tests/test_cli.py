@@ -1,4 +1,4 @@
-"""The ``cucumber`` command's options: bad ones exit with status 2; ``bench engine``; rules options."""
+"""The ``cucumber`` command's options: bad ones exit with status 2; ``bench engine`` and ``storage``; rules options."""
 
 import json
 
@@ -16,6 +16,9 @@ from app.game.rules import CHOICE, MAX_PLAYERS, MIN_PLAYERS, OPTIONS
     ["simulate", "--count", "0"],
     ["simulate", "--players", "8"],
     ["bench", "engine", "--matches", "0"],
+    ["bench", "storage", "--rooms", "0"],
+    ["bench", "storage", "--rooms", "two"],
+    ["bench", "storage", "--plays", "0"],
 ])
 def test_bad_options_exit_with_status_2(argv, capsys):
     with pytest.raises(SystemExit) as caught:
@@ -33,6 +36,18 @@ def test_bench_engine_prints_one_json_line(capsys):
     assert isinstance(figures["matches_per_s"], float) and figures["matches_per_s"] > 0
     assert isinstance(figures["plays_per_s"], float) and figures["plays_per_s"] > 0
     assert figures["plays_per_match"] >= 35
+
+
+def test_bench_storage_prints_one_json_line(capsys, tmp_path):
+    assert main(["bench", "storage", "--rooms", "1,3", "--plays", "4", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) == 1
+    figures = json.loads(out)
+    assert (figures["database"], figures["folder"], figures["plays_per_room"]) == ("sqlite", str(tmp_path), 4)
+    assert [run["rooms"] for run in figures["runs"]] == [1, 3]
+    for run in figures["runs"]:
+        assert run["commit_each_plays_per_s"] > 0 and run["group_commit_plays_per_s"] > 0 and run["speedup"] > 0
+    assert list(tmp_path.iterdir()) == []  # the databases are gone
 
 
 def test_rules_from_text():

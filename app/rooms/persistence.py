@@ -1,5 +1,9 @@
 """The rooms' way to storage: each call runs in a worker thread, off the event loop.
 
+Deals and plays go to storage's group commit instead (``Storage.submit_…``): the
+plays of all rooms waiting at a time share one transaction, and each is awaited
+until it is committed.
+
 Rooms hand over engine values (a match, its seats); this module turns them
 into what storage keeps. Storage errors become :class:`StorageUnavailable`,
 a refusal like any other; nothing else about the database reaches the rooms.
@@ -10,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -53,6 +58,14 @@ class RoomStore:
             log.warning("storage %s failed: %s", call.__name__, error)
             raise StorageUnavailable() from error
 
+    async def _committed(self, write: Future[None], what: str) -> None:
+        """Wait for a write of the group commit, off the event loop: until it is committed, or raise."""
+        try:
+            await asyncio.wrap_future(write)
+        except StorageError as error:
+            log.warning("storage %s failed: %s", what, error)
+            raise StorageUnavailable() from error
+
     async def save_room(self, *, code: str, lobby: Lobby, created_at: datetime) -> None:
         """Store room ``code`` with its lobby: rules, host, clock and seats (token hashes, never tokens)."""
         seats = [SeatRecord(seat=index, name=seat.name, token_hash=seat.token_hash, bot=seat.bot)
@@ -76,8 +89,8 @@ class RoomStore:
         if deal is None:
             raise ValueError("the match has no deal to store")
         hands = [[card.code for card in deal.dealt_hand(seat)] for seat in range(match.seat_count)]
-        await self._run(self.storage.record_deal, match_id=match_id, deal=match.deals_completed,
-                        dealer=deal.dealer, hands=hands)
+        await self._committed(self.storage.submit_deal(match_id=match_id, deal=match.deals_completed,
+                                                       dealer=deal.dealer, hands=hands), "record_deal")
 
     async def delete_unused_room(self, *, code: str) -> bool:
         """Delete a room no match was ever started in (else close it) now; whether it was deleted."""
@@ -86,8 +99,8 @@ class RoomStore:
     async def record_play(self, *, match_id: str, before: Match, card: str) -> None:
         """Store the play of ``card`` (a card code) made in ``before``, before it is shown to anyone."""
         plays = len(before.deal.plays) if before.deal is not None else 0
-        await self._run(self.storage.record_play, match_id=match_id, deal=before.deals_completed,
-                        play=plays, card=card, played_at=now())
+        await self._committed(self.storage.submit_play(match_id=match_id, deal=before.deals_completed,
+                                                       play=plays, card=card, played_at=now()), "record_play")
 
     async def finish_match(self, *, match_id: str, match: Match) -> None:
         """Store the finished ``match`` with its record, placings and winners."""

@@ -23,6 +23,18 @@ class StorageError(Exception):
         self.message = message
 
 
+def describe(error: BaseException) -> str:
+    """What went wrong, in one line for a :class:`StorageError`'s message: ``"OperationalError: database is locked"``.
+
+    Names the driver's error (SQLAlchemy's ``orig``) when there is one, else ``error`` itself, with the
+    first line of its text.
+    """
+    cause = getattr(error, "orig", None) or error
+    lines = str(cause).strip().splitlines()
+    text = lines[0] if lines else ""
+    return f"{type(cause).__name__}: {text}" if text else type(cause).__name__
+
+
 class RecordRejected(Exception):
     """A match record cannot be imported: it is not a record, is faulty or is unfinished.
 

@@ -1,7 +1,9 @@
-"""The units of work of storage as plain functions over a SQLAlchemy session.
+"""The units of work of storage as plain functions over a SQLAlchemy session or connection.
 
 Each runs inside the caller's transaction and returns frozen values;
-:class:`app.storage.store.Storage` gives every call its own session and transaction.
+:class:`app.storage.store.Storage` gives every call its own session and transaction, and
+:class:`app.storage.batch.BatchWriter` runs the deals and plays of many rooms in one. Deals and
+plays are SQL Core on a connection, with statements built once: they are the writes of every card.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Select, delete, exists, func, select, update
+from sqlalchemy import Connection, CursorResult, Select, bindparam, delete, exists, func, insert, select, update
 from sqlalchemy.orm import InstrumentedAttribute, Session, undefer
 
 from app.game.errors import InvalidRules
@@ -92,54 +94,82 @@ def start_match(session: Session, *, match_id: str, room_code: str | None, rules
                          players=list(players), preset=_preset_of(rules), started_at=started_at))
 
 
-def record_deal(session: Session, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> None:
+def record_deal(connection: Connection, *, match_id: str, deal: int, dealer: int,
+                hands: Sequence[Sequence[str]]) -> None:
     """Insert deal ``deal`` of a match; it must be the next one (deals 0 … deal-1 stored already).
 
-    Storing a stored deal again with the same dealer and hands (a retry
-    after a lost answer) does nothing. Raises :class:`StorageError` for an
-    unknown match, a gap, or a stored deal with other cards.
+    SQL Core on ``connection``, in its transaction: one query for the checks,
+    one insert. Storing a stored deal again with the same dealer and hands (a
+    retry after a lost answer) does nothing. Raises :class:`StorageError` for
+    an unknown match, a gap, or a stored deal with other cards; SQLAlchemy's
+    errors for a value no database here may hold or a database failure.
     """
-    started, stored = session.execute(select(
-        exists().where(MatchRow.id == match_id),
-        select(func.count()).select_from(DealRow).where(DealRow.match_id == match_id).scalar_subquery(),
-    )).one()
+    started, stored = connection.execute(_DEAL_CHECK, {"match_id": match_id}).one()
     if not started:
         raise StorageError(f"no match {match_id!r}")
     hands = [list(hand) for hand in hands]
     if 0 <= deal < stored:
-        same = session.scalar(select(DealRow).where(DealRow.match_id == match_id, DealRow.deal == deal))
-        if same is not None and (same.dealer, same.hands) == (dealer, hands):
+        same = connection.execute(_STORED_DEAL, {"match_id": match_id, "deal": deal}).one_or_none()
+        if same is not None and tuple(same) == (dealer, hands):
             return
         raise StorageError(f"deal {deal} of match {match_id!r} is stored already, with other cards")
     if deal != stored:
         raise StorageError(f"deal {deal} of match {match_id!r} is out of order: {stored} deals are stored")
-    session.add(DealRow(match_id=match_id, deal=deal, dealer=dealer, hands=hands))
+    connection.execute(_INSERT_DEAL, {"match_id": match_id, "deal": deal, "dealer": dealer, "hands": hands})
 
 
-def record_play(session: Session, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> None:
+def record_play(connection: Connection, *, match_id: str, deal: int, play: int, card: str,
+                played_at: datetime) -> None:
     """Insert play ``play`` of deal ``deal``; it must be the next one of that stored deal.
 
-    Storing a stored play again with the same card (a retry after a lost
-    answer) does nothing. Raises :class:`StorageError` for an unknown deal,
-    a gap, or a stored play of another card.
+    SQL Core on ``connection``, in its transaction: one statement inserts the
+    play if the deal is stored and ``play`` equals the number of plays stored
+    for it; only when it does not, a query finds out why. Storing a stored
+    play again with the same card (a retry after a lost answer) does nothing.
+    Raises :class:`StorageError` for an unknown deal, a gap, or a stored play
+    of another card; SQLAlchemy's errors for a value no database here may
+    hold or a database failure.
     """
-    dealt, stored = session.execute(select(
-        exists().where(DealRow.match_id == match_id, DealRow.deal == deal),
-        select(func.count()).select_from(PlayRow).where(PlayRow.match_id == match_id, PlayRow.deal == deal)
-        .scalar_subquery(),
-    )).one()
+    values = {"match_id": match_id, "deal": deal, "play": play, "card": card, "played_at": played_at}
+    if connection.execute(_INSERT_NEXT_PLAY, values).rowcount:
+        return
+    dealt, stored, same = connection.execute(_PLAY_CHECK, values).one()
     if not dealt:
         raise StorageError(f"no deal {deal} in match {match_id!r}")
-    if 0 <= play < stored:
-        same = session.scalar(select(PlayRow.card).where(PlayRow.match_id == match_id, PlayRow.deal == deal,
-                                                         PlayRow.play == play))
-        if same == card:
-            return
-        raise StorageError(f"play {play} of deal {deal} of match {match_id!r} is stored already, as {same}")
-    if play != stored:
+    if not 0 <= play < stored:
         raise StorageError(f"play {play} of deal {deal} of match {match_id!r} is out of order: "
                            f"{stored} plays are stored")
-    session.add(PlayRow(match_id=match_id, deal=deal, play=play, card=card, played_at=played_at))
+    if same != card:
+        raise StorageError(f"play {play} of deal {deal} of match {match_id!r} is stored already, as {same}")
+
+
+# The statements of record_deal and record_play, built once: the group commit runs them for every play,
+# and building a statement costs more than running it on SQLite. Each parameter takes its column's type,
+# so the values are checked as in any other statement (StoredText, StoredInt).
+_PLAYS = PlayRow.__table__.c
+_DEAL_CHECK = select(
+    exists().where(MatchRow.id == bindparam("match_id")),
+    select(func.count()).select_from(DealRow).where(DealRow.match_id == bindparam("match_id")).scalar_subquery(),
+)
+_STORED_DEAL = select(DealRow.dealer, DealRow.hands).where(DealRow.match_id == bindparam("match_id"),
+                                                          DealRow.deal == bindparam("deal"))
+_INSERT_DEAL = insert(DealRow)
+_DEAL_STORED = exists().where(DealRow.match_id == bindparam("match_id"), DealRow.deal == bindparam("deal"))
+_PLAYS_STORED = (select(func.count()).select_from(PlayRow)
+                 .where(PlayRow.match_id == bindparam("match_id"), PlayRow.deal == bindparam("deal"))
+                 .scalar_subquery())
+_PLAY_CHECK = select(
+    _DEAL_STORED,
+    _PLAYS_STORED,
+    select(PlayRow.card).where(PlayRow.match_id == bindparam("match_id"), PlayRow.deal == bindparam("deal"),
+                               PlayRow.play == bindparam("play")).scalar_subquery(),
+)
+# INSERT … SELECT the values WHERE the deal is stored AND this play is the next: one round trip a play.
+# Its rowcount says whether it did; SQLAlchemy keeps an INSERT's only when asked (preserve_rowcount).
+_PLAY_COLUMNS = ("match_id", "deal", "play", "card", "played_at")
+_INSERT_NEXT_PLAY = insert(PlayRow).from_select(_PLAY_COLUMNS, select(
+    *(bindparam(name, type_=_PLAYS[name].type) for name in _PLAY_COLUMNS),
+).where(_DEAL_STORED, bindparam("play") == _PLAYS_STORED)).execution_options(preserve_rowcount=True)
 
 
 def finish_match(session: Session, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],

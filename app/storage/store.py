@@ -1,14 +1,17 @@
 """The storage API the server calls: rooms, matches, their deals and plays.
 
-Plain synchronous methods, each one session and one transaction; every
+Plain synchronous methods, each one session and one transaction, and for the
+deals and plays of the rooms a group commit (``submit_…``, a future each); every
 database failure comes out as :class:`~app.storage.errors.StorageError`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from alembic.util import CommandError
@@ -22,8 +25,9 @@ from app.game.record import NotARecord, RecordFault, outcome, replay
 from app.identity import new_match_id
 from app.names import InvalidName, clean_name, same_name
 from app.storage import migrate, queries
+from app.storage.batch import BatchWriter
 from app.storage.engine import BEGIN_MODE, create_storage_engine
-from app.storage.errors import RecordRejected, StorageError
+from app.storage.errors import RecordRejected, StorageError, describe
 from app.storage.values import FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
 
 MAX_PAGE = 1_000_000
@@ -40,10 +44,13 @@ class Storage:
     statement. The engine connects lazily: a database that is down makes the
     calls fail, not the construction. Methods may be called from any thread;
     each uses its own session and transaction, so a call either commits
-    whole or not at all. Timestamps must be timezone-aware and come back in
-    UTC. A value that one of the databases could not hold (text with NUL or
-    longer than its column, a whole number beyond 32 bits, NaN in JSON) is
-    refused before the database sees it, by every database alike, with
+    whole or not at all; the ``submit_…`` methods hand their write to one
+    writer thread that commits all those waiting together (a group commit,
+    :class:`~app.storage.batch.BatchWriter`), each write whole or not at
+    all. Timestamps must be timezone-aware and come back in UTC. A value
+    that one of the databases could not hold (text with NUL or longer than
+    its column, a whole number beyond 32 bits, NaN in JSON) is refused
+    before the database sees it, by every database alike, with
     :class:`StorageError` (``app.storage.models.StoredText``, ``StoredInt``).
     Raises :class:`StorageError` for a URL that cannot be used (unknown
     driver, SQLite folder that cannot be created).
@@ -56,6 +63,7 @@ class Storage:
             raise StorageError(f"cannot use the database {_safe_url(url)}: {error}") from error
         # SQLite write units take the write lock when they begin (see engine.py).
         self._writer = self._engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
+        self._batch = BatchWriter(self._writer)
         self._closed = False
 
     @property
@@ -80,11 +88,13 @@ class Storage:
         try:
             migrate.upgrade(self._writer)
         except (SQLAlchemyError, CommandError, OSError) as error:
-            raise StorageError(f"could not upgrade the database: {_describe(error)}") from error
+            raise StorageError(f"could not upgrade the database: {describe(error)}") from error
 
     def close(self) -> None:
-        """Close every pooled connection; later calls raise :class:`StorageError`."""
+        """Commit the deals and plays submitted, then close every pooled connection; later calls raise
+        :class:`StorageError` (a later ``submit_…`` gives a future failed with it)."""
         self._closed = True
+        self._batch.close()
         self._engine.dispose()
 
     def __enter__(self) -> Storage:
@@ -158,7 +168,7 @@ class Storage:
         call whose answer was lost may be repeated.
         """
         with self._unit(f"record deal {deal} of match {match_id!r}", write=True) as session:
-            queries.record_deal(session, match_id=match_id, deal=deal, dealer=dealer, hands=hands)
+            queries.record_deal(session.connection(), match_id=match_id, deal=deal, dealer=dealer, hands=hands)
 
     def record_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> None:
         """Append play ``play`` (from 0 within the deal) of deal ``deal``: the card code played.
@@ -169,8 +179,35 @@ class Storage:
         a call whose answer was lost may be repeated.
         """
         with self._unit(f"record play {play} of deal {deal} of match {match_id!r}", write=True) as session:
-            queries.record_play(session, match_id=match_id, deal=deal, play=play, card=card,
+            queries.record_play(session.connection(), match_id=match_id, deal=deal, play=play, card=card,
                                 played_at=played_at)
+
+    def submit_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> Future[None]:
+        """:meth:`record_deal` in the next group commit: returns at once, with a future of the write.
+
+        The future's result is ``None`` once the deal is committed. It fails
+        with :class:`StorageError` where :meth:`record_deal` would raise it,
+        and when the database refuses the whole batch (down, locked); then the
+        deal is not stored. Writes are applied in the order submitted.
+        """
+        return self._batch.submit(f"record deal {deal} of match {match_id!r}", partial(
+            queries.record_deal, match_id=match_id, deal=deal, dealer=dealer, hands=[list(hand) for hand in hands]))
+
+    def submit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> Future[None]:
+        """:meth:`record_play` in the next group commit: returns at once, with a future of the write.
+
+        Plays of many rooms waiting at once are committed in one transaction
+        (one fsync); each is checked as by :meth:`record_play`, and one refused
+        play (out of order, stored as another card, a value no database here
+        may hold) fails alone, rolled back to a savepoint. The future's result is
+        ``None`` once the play is committed, never before: only then may it be
+        shown. It fails with :class:`StorageError` for a refused play, and for
+        every play of a batch the database refuses as a whole (down, locked),
+        none of which is stored. Two plays of one deal submitted one after the
+        other are applied in that order.
+        """
+        return self._batch.submit(f"record play {play} of deal {deal} of match {match_id!r}", partial(
+            queries.record_play, match_id=match_id, deal=deal, play=play, card=card, played_at=played_at))
 
     def finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
                      winners: Sequence[int], ended_at: datetime) -> None:
@@ -271,7 +308,7 @@ class Storage:
             with Session(self._writer if write else self._engine) as session, session.begin():
                 yield session
         except (SQLAlchemyError, TypeError, ValueError) as error:
-            raise StorageError(f"could not {action}: {_describe(error)}") from error
+            raise StorageError(f"could not {action}: {describe(error)}") from error
 
     def _check_open(self) -> None:
         if self._closed:
@@ -317,13 +354,6 @@ def _refusal(reason: str, seat: int | None = None) -> RecordRejected:
     """A refused record that has no fault at a deal: the reason, and the seat it concerns if any."""
     return RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": seat, "card": None,
                                    "reason": reason})
-
-
-def _describe(error: Exception) -> str:
-    cause = getattr(error, "orig", None) or error
-    lines = str(cause).strip().splitlines()
-    text = lines[0] if lines else ""
-    return f"{type(cause).__name__}: {text}" if text else type(cause).__name__
 
 
 def _safe_url(url: str) -> str:

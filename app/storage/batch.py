@@ -1,0 +1,201 @@
+"""Group commit: one writer thread commits every write waiting for it in one transaction.
+
+A write resolves its future only once that transaction is committed, so durability is as for a
+call of its own, at one commit (one fsync) for the whole batch; a refused write fails alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError, StatementError
+
+from app.storage.errors import StorageError, describe
+
+log = logging.getLogger(__name__)
+
+Write = Callable[[Connection], None]
+"""One unit of a batch: SQL on the connection it is given, inside the batch's transaction. It raises
+:class:`StorageError` to refuse itself, e.g. a play out of order. It may run twice, the first run rolled
+back (see :class:`BatchWriter`), so it must do nothing but SQL on that connection."""
+
+MAX_BATCH = 500
+"""Most writes in one transaction: a long batch holds SQLite's write lock, and every caller in it waits."""
+
+
+@dataclass(slots=True)
+class _Pending:
+    action: str
+    write: Write
+    future: Future[None]
+    error: BaseException | None = None
+
+
+class BatchWriter:
+    """A queue of writes and the one thread that commits them, all those waiting at a time together.
+
+    ``engine`` is where they go (for SQLite, one whose transactions begin ``IMMEDIATE``: see
+    ``app.storage.engine``); ``max_batch`` caps the writes of one transaction. The thread starts with the
+    first :meth:`submit`. Each batch is one transaction and one commit, its writes run in the order
+    submitted, so a later write sees the earlier ones (two plays of one room). A write that is refused (a
+    check that fails, a constraint, a value no database here may hold) is rolled back alone while the
+    others commit: the writes first run together in one savepoint, and if one is refused, that savepoint
+    is rolled back and they run again each in a savepoint of its own. A batch the database refuses as a
+    whole (down, locked, the commit failing) fails every write in it and stores none of them.
+    """
+
+    def __init__(self, engine: Engine, *, max_batch: int = MAX_BATCH) -> None:
+        if max_batch < 1:
+            raise ValueError(f"max_batch must be at least 1, not {max_batch}")
+        self._engine = engine
+        self._max_batch = max_batch
+        self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()  # None: stop
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def submit(self, action: str, write: Write) -> Future[None]:
+        """Queue ``write`` for the next batch; the future says how it went.
+
+        ``action`` names the write in error messages (``"record play 3 of deal 0 of match 'x'"``). The
+        future's result is ``None`` once the transaction holding the write is committed. It fails with
+        :class:`StorageError` if the write refused itself (its own error), was refused by the database
+        (``could not {action}: …``: a constraint, a value no database here may hold) or was in a batch the
+        database refused as a whole, or if the writer is closed; with any other exception ``write``
+        raised, as it is. Cancelling the future before its batch starts keeps the write out of it.
+        """
+        future: Future[None] = Future()
+        with self._lock:
+            if self._closed:
+                future.set_exception(StorageError(f"could not {action}: storage is closed"))
+                return future
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="storage-batch-writer", daemon=True)
+                self._thread.start()
+            self._queue.put(_Pending(action, write, future))
+        return future
+
+    def close(self) -> None:
+        """Commit what was submitted, then stop the thread; later :meth:`submit` calls fail. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            thread = self._thread
+            if thread is not None:
+                self._queue.put(None)
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        stop = False
+        while not stop:
+            batch, stop = self._take()
+            # A write whose caller gave up before it started is left out; the others cannot be cancelled now.
+            batch = [item for item in batch if item.future.set_running_or_notify_cancel()]
+            if batch:
+                self._write(batch)
+
+    def _take(self) -> tuple[list[_Pending], bool]:
+        """Wait for a write, then take every write waiting behind it (up to ``max_batch``); and whether to stop."""
+        first = self._queue.get()
+        if first is None:
+            return [], True
+        batch = [first]
+        while len(batch) < self._max_batch:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is None:
+                return batch, True
+            batch.append(item)
+        return batch, False
+
+    def _write(self, batch: list[_Pending]) -> None:
+        """Run ``batch`` in one transaction, commit once, then resolve the futures."""
+        try:
+            with self._engine.connect() as connection, connection.begin():
+                if not _all_at_once(connection, batch):
+                    _one_by_one(connection, batch)
+        except Exception as error:
+            failure: BaseException | None = None
+            if not isinstance(error, SQLAlchemyError | TypeError | ValueError):
+                log.exception("a batch of %d writes failed", len(batch))
+                failure = error
+            for item in batch:
+                item.future.set_exception(item.error or failure or _refusal(item.action, error))
+            return
+        for item in batch:
+            if item.error is None:
+                item.future.set_result(None)
+            else:
+                item.future.set_exception(item.error)
+
+
+def _all_at_once(connection: Connection, batch: list[_Pending]) -> bool:
+    """Run every write of ``batch`` in one savepoint: the way of a batch no write of which is refused.
+
+    Returns whether they all succeeded; if one is refused, the savepoint is rolled back (nothing of the
+    batch is left) and the result is ``False``. Raises the error of a database failure.
+    """
+    savepoint = connection.begin_nested()
+    try:
+        for item in batch:
+            item.write(connection)
+    except Exception as error:
+        savepoint.rollback()
+        if _fails_the_database(error):
+            raise
+        return False
+    savepoint.commit()
+    return True
+
+
+def _one_by_one(connection: Connection, batch: list[_Pending]) -> None:
+    """Run every write of ``batch`` in a savepoint of its own, keeping the error of each one refused.
+
+    Slower than :func:`_all_at_once` (a savepoint costs more than a play), for a batch with a refused
+    write. Raises the error of a database failure.
+    """
+    for item in batch:
+        try:
+            with connection.begin_nested():
+                item.write(connection)
+        except Exception as error:
+            if _fails_the_database(error):
+                raise
+            item.error = _refusal(item.action, error)
+
+
+def _fails_the_database(error: Exception) -> bool:
+    """Whether ``error``, raised by one write, means the database failed, not that it refused that write.
+
+    Refusals of one write: its own :class:`StorageError`, a constraint or a value the database refused
+    (``IntegrityError``, ``DataError``), a value refused before it was sent (any other
+    ``StatementError``: ``StoredText``, ``StoredInt``, JSON), and any exception not SQLAlchemy's. Other
+    errors of the database or its driver (gone, locked, out of disk, a savepoint that cannot be rolled
+    back) fail the whole batch.
+    """
+    if isinstance(error, IntegrityError | DataError):
+        return False
+    if isinstance(error, DBAPIError):
+        return True
+    return isinstance(error, SQLAlchemyError) and not isinstance(error, StatementError)
+
+
+def _refusal(action: str, error: BaseException) -> BaseException:
+    """What the future of a write that failed with ``error`` fails with (see :meth:`BatchWriter.submit`)."""
+    if isinstance(error, StorageError):
+        return error
+    if isinstance(error, SQLAlchemyError | TypeError | ValueError):
+        refused = StorageError(f"could not {action}: {describe(error)}")
+        refused.__cause__ = error
+        return refused
+    return error

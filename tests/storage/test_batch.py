@@ -1,0 +1,226 @@
+"""The group commit on SQLite and PostgreSQL: the plays waiting together share one transaction, each fails alone."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from functools import partial
+
+import pytest
+from sqlalchemy import Connection, Engine, event, insert, select
+
+import app.storage.engine as storage_engine
+from app.game.record import to_record
+from app.storage import Storage, StorageError, queries
+from app.storage.batch import BatchWriter
+from app.storage.engine import BEGIN_MODE
+from app.storage.models import PlayRow
+from tests.storage.test_store import RULES, T0, played_match
+
+RECORD = to_record(played_match())
+DEAL = RECORD["deals"][0]
+CARDS = DEAL["plays"]
+WAIT_S = 30
+
+
+@pytest.fixture
+def writer(storage: Storage) -> Iterator[BatchWriter]:
+    """A batch writer on the test's database, set up as storage sets up its own."""
+    writer = BatchWriter(storage.engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"}))
+    try:
+        yield writer
+    finally:
+        writer.close()
+
+
+def dealt_matches(storage: Storage, count: int) -> list[str]:
+    """``count`` matches in progress (``m0``, ``m1``, …), each with its first deal stored: one per room."""
+    match_ids = [f"m{number}" for number in range(count)]
+    for match_id in match_ids:
+        storage.start_match(match_id=match_id, room_code=None, rules=RULES, players=RECORD["players"], started_at=T0)
+        storage.record_deal(match_id=match_id, deal=0, dealer=DEAL["dealer"], hands=DEAL["hands"])
+    return match_ids
+
+
+def submit_play(writer: BatchWriter, match_id: str, play: int, card: str | None = None) -> Future[None]:
+    """Play ``play`` of deal 0 of ``match_id`` (its card in the record unless ``card`` is given), for the next batch."""
+    return writer.submit(f"record play {play} of deal 0 of match {match_id!r}", partial(
+        queries.record_play, match_id=match_id, deal=0, play=play, card=CARDS[play] if card is None else card,
+        played_at=T0))
+
+
+def stored_plays(storage: Storage) -> dict[str, list[str]]:
+    """The cards stored for deal 0 of each match, in play order."""
+    plays: dict[str, list[str]] = {}
+    with storage.engine.connect() as connection:
+        for match_id, card in connection.execute(select(PlayRow.match_id, PlayRow.card)
+                                                 .order_by(PlayRow.match_id, PlayRow.play)):
+            plays.setdefault(match_id, []).append(card)
+    return plays
+
+
+@contextmanager
+def counting_commits(engine: Engine) -> Iterator[list[None]]:
+    """A list that grows by one with every transaction committed on ``engine`` (or an engine made from it)."""
+    commits: list[None] = []
+
+    def count(_connection: Connection) -> None:
+        commits.append(None)
+
+    event.listen(engine, "commit", count)
+    try:
+        yield commits
+    finally:
+        event.remove(engine, "commit", count)
+
+
+@contextmanager
+def held(writer: BatchWriter) -> Iterator[None]:
+    """The writer busy with a batch of its own, one write that waits for the block to end.
+
+    Everything submitted in the block is waiting when that batch is committed, so it all goes in the next one.
+    """
+    started, release = threading.Event(), threading.Event()
+
+    def wait(_connection: Connection) -> None:
+        started.set()
+        release.wait(WAIT_S)
+
+    gate = writer.submit("wait", wait)
+    assert started.wait(WAIT_S)
+    try:
+        yield
+    finally:
+        release.set()
+        gate.result(WAIT_S)
+
+
+def outcome(future: Future[None]) -> str:
+    """``"ok"``, or the message of the error the future failed with."""
+    error = future.exception(WAIT_S)
+    return "ok" if error is None else str(error)
+
+
+def test_the_plays_of_many_rooms_waiting_together_are_committed_in_one_transaction(storage, writer):
+    match_ids = dealt_matches(storage, 20)
+    with counting_commits(storage.engine) as commits:
+        with held(writer):
+            futures = [submit_play(writer, match_id, 0) for match_id in match_ids]
+        assert [future.result(WAIT_S) for future in futures] == [None] * 20
+    assert len(commits) == 2  # the batch that held the writer, then all 20 plays
+    assert stored_plays(storage) == dict.fromkeys(match_ids, CARDS[:1])
+
+
+def test_a_play_is_acknowledged_only_once_committed(storage, writer):
+    [match_id] = dealt_matches(storage, 1)
+    with held(writer):
+        future = submit_play(writer, match_id, 0)
+        assert not future.done()
+    future.result(WAIT_S)
+    assert stored_plays(storage) == {match_id: CARDS[:1]}
+
+
+def insert_then_conflict(connection: Connection) -> None:
+    """A write that stores a play, then breaks a constraint: its savepoint must take the first insert back."""
+    queries.record_play(connection, match_id="m0", deal=0, play=0, card=CARDS[0], played_at=T0)
+    connection.execute(insert(PlayRow).values(match_id="m0", deal=0, play=0, card=CARDS[0], played_at=T0))
+
+
+@pytest.mark.parametrize(("bad", "refusal"), [
+    (lambda writer: submit_play(writer, "m0", 1), r"play 1 of deal 0 of match 'm0' is out of order: 0 plays"),
+    (lambda writer: submit_play(writer, "m0", 0, "10C"), r"could not record play 0 of deal 0 of match 'm0': "
+                                                         r"ValueError: text of 3 characters"),
+    (lambda writer: writer.submit("insert a play twice", insert_then_conflict), r"could not insert a play twice: "),
+    (lambda writer: writer.submit("fail", lambda connection: 1 / 0), r"division by zero"),
+], ids=["out of order", "a value no database holds", "a conflict after a write", "a fault in the write"])
+def test_a_refused_play_fails_alone_and_the_others_of_its_batch_commit(storage, writer, bad, refusal):
+    match_ids = dealt_matches(storage, 5)
+    with counting_commits(storage.engine) as commits:
+        with held(writer):
+            before = [submit_play(writer, match_id, 0) for match_id in match_ids[1:3]]
+            refused = bad(writer)
+            after = [submit_play(writer, match_id, 0) for match_id in match_ids[3:]]
+        assert [outcome(future) for future in before + after] == ["ok"] * 4
+        with pytest.raises((StorageError, ZeroDivisionError), match=refusal):
+            refused.result(WAIT_S)
+    assert len(commits) == 2
+    assert stored_plays(storage) == dict.fromkeys(match_ids[1:], CARDS[:1])
+
+
+def test_the_plays_of_one_room_in_one_batch_are_applied_in_the_order_submitted(storage, writer):
+    dealt_matches(storage, 3)
+    with held(writer):
+        in_order = [submit_play(writer, "m0", play) for play in range(3)]
+        reversed_order = [submit_play(writer, "m1", play) for play in (1, 0)]
+        retried = [submit_play(writer, "m2", 0), submit_play(writer, "m2", 0), submit_play(writer, "m2", 0, "XX")]
+    assert [outcome(future) for future in in_order] == ["ok"] * 3
+    assert [outcome(future) for future in reversed_order] == [
+        "play 1 of deal 0 of match 'm1' is out of order: 0 plays are stored", "ok"]
+    assert [outcome(future) for future in retried] == [
+        "ok", "ok", f"play 0 of deal 0 of match 'm2' is stored already, as {CARDS[0]}"]
+    assert stored_plays(storage) == {"m0": CARDS[:3], "m1": CARDS[:1], "m2": CARDS[:1]}
+
+
+def test_deals_and_plays_submitted_to_storage_are_stored_in_order(storage):
+    storage.start_match(match_id="m0", room_code=None, rules=RULES, players=RECORD["players"], started_at=T0)
+    futures = [storage.submit_deal(match_id="m0", deal=0, dealer=DEAL["dealer"], hands=DEAL["hands"])]
+    futures += [storage.submit_play(match_id="m0", deal=0, play=play, card=CARDS[play], played_at=T0)
+                for play in range(4)]
+    futures.append(storage.submit_deal(match_id="m0", deal=0, dealer=DEAL["dealer"], hands=DEAL["hands"][::-1]))
+    assert [outcome(future) for future in futures] == ["ok"] * 5 + [
+        "deal 0 of match 'm0' is stored already, with other cards"]
+    assert stored_plays(storage) == {"m0": CARDS[:4]}
+
+
+def test_a_batch_the_database_refuses_fails_every_play_in_it_and_stores_none(troubled_database, monkeypatch):
+    # SQLite waits this long for its write lock before it gives up (the default is 5 s).
+    monkeypatch.setattr(storage_engine, "SQLITE_BUSY_TIMEOUT_MS", 200)
+    url, outage = troubled_database
+    with Storage(url) as storage:
+        storage.upgrade()
+        match_ids = dealt_matches(storage, 5)
+        with outage():
+            futures = [storage.submit_play(match_id=match_id, deal=0, play=0, card=CARDS[0], played_at=T0)
+                       for match_id in match_ids]
+            errors = [future.exception(WAIT_S) for future in futures]
+        assert all(isinstance(error, StorageError) for error in errors), errors
+        assert [str(error).split(": ")[0] for error in errors] == [
+            f"could not record play 0 of deal 0 of match {match_id!r}" for match_id in match_ids]
+        assert stored_plays(storage) == {}
+        # The database is back: the same plays are stored now.
+        futures = [storage.submit_play(match_id=match_id, deal=0, play=0, card=CARDS[0], played_at=T0)
+                   for match_id in match_ids]
+        assert [outcome(future) for future in futures] == ["ok"] * 5
+        assert stored_plays(storage) == dict.fromkeys(match_ids, CARDS[:1])
+
+
+def test_a_play_given_up_before_its_batch_is_not_written(storage, writer):
+    dealt_matches(storage, 2)
+    with held(writer):
+        kept, dropped = submit_play(writer, "m0", 0), submit_play(writer, "m1", 0)
+        assert dropped.cancel()
+    assert kept.result(WAIT_S) is None
+    assert stored_plays(storage) == {"m0": CARDS[:1]}
+
+
+def test_closing_commits_what_is_waiting_and_refuses_what_comes_after(storage, writer):
+    dealt_matches(storage, 1)
+    with held(writer):
+        waiting = submit_play(writer, "m0", 0)
+        closing = threading.Thread(target=writer.close)
+        closing.start()
+    closing.join(WAIT_S)
+    assert waiting.result(0) is None
+    with pytest.raises(StorageError, match=r"could not record play 1 .*: storage is closed"):
+        submit_play(writer, "m0", 1).result(0)
+    storage.close()
+    with pytest.raises(StorageError, match="storage is closed"):
+        storage.submit_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0).result(0)
+    assert not closing.is_alive()
+
+
+def test_a_writer_needs_room_for_one_write(storage):
+    with pytest.raises(ValueError, match="at least 1"):
+        BatchWriter(storage.engine, max_batch=0)
