@@ -5,7 +5,6 @@ Rooms live in the process's memory, so there is exactly one worker.
 
 from __future__ import annotations
 
-
 WS_MAX_FRAME_BYTES = 64 * 1024
 """Largest WebSocket frame the server reads at all; a client message may have at most
 ``CUCUMBER_MAX_MESSAGE_BYTES`` (4 KiB) anyway."""
