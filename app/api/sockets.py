@@ -21,6 +21,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from app.api.deps import RegistryDep, SettingsDep, client_address, cookie_name, get_limiter, origin_allowed
 from app.identity import hash_token
 from app.rooms.connection import Connection, Renderer
+from app.rooms.credits import Credits, Verdict, allowances, kind_of
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import (
     AddBot,
@@ -167,11 +168,14 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
     """Attach an accepted socket to ``room`` and handle its frames until it closes.
 
     Each frame is parsed (size limit, typed message; ``adapt`` first turns the
-    page's form fields into protocol fields) and dispatched; a refused action
-    gets an error frame on this connection only.
+    page's form fields into protocol fields), counted against the connection's
+    allowance of its kind (:mod:`app.rooms.credits`) and dispatched; a refused
+    message gets an error frame on this connection only. A connection far over
+    an allowance is told ``rate_limited`` and closed with 1008.
     """
     conn = Connection(token_hash=token_hash, renderer=renderer, socket=WebSocketTransport(websocket),
                       queue_size=settings.send_queue_size)
+    credits = Credits(allowances(settings), settings.socket_close_after, time.monotonic())
     sender = conn.start()
     await room.attach(conn)
     silence: float | None = None  # once a client beats, this long without a word means it is gone
@@ -188,9 +192,21 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
                 break
             heard = time.monotonic()
             try:
-                message = parse_message(frame, settings.max_message_bytes, adapt=adapt)
-                if isinstance(message, Heartbeat):
-                    silence = SILENT_BEATS * heartbeat_seconds(settings)
+                message: ClientMessage | ProtocolError = parse_message(frame, settings.max_message_bytes,
+                                                                       adapt=adapt)
+            except ProtocolError as error:
+                message = error
+            verdict = _spend(conn, credits, message, heard)
+            if verdict is Verdict.CLOSE:
+                break
+            if verdict is Verdict.REFUSED:
+                continue
+            if isinstance(message, ProtocolError):
+                conn.error(message.code, message.message)
+                continue
+            if isinstance(message, Heartbeat):
+                silence = SILENT_BEATS * heartbeat_seconds(settings)
+            try:
                 await dispatch(room, conn, message)
             except (ProtocolError, RoomError) as error:
                 conn.error(error.code, error.message)
@@ -202,6 +218,23 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
         await room.detach(conn, gone_since)
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(sender, 5)
+
+
+def _spend(conn: Connection, credits: Credits, message: ClientMessage | ProtocolError,
+           now: float) -> Verdict:
+    """Count ``message`` (or a frame that is not one) sent at ``now`` against ``conn``'s
+    allowance of its kind. Over it, ``conn`` is told ``rate_limited``; far over it, it is also
+    closed with 1008 once told. Returns the :class:`Verdict`."""
+    kind = kind_of(message)
+    verdict = credits.spend(kind, now)
+    if verdict is Verdict.ALLOWED:
+        return verdict
+    closing = verdict is Verdict.CLOSE
+    conn.error(ErrorCode.RATE_LIMITED,
+               f"too many {kind} messages; nothing was done" + ("; closing" if closing else ", wait a moment"))
+    if closing:
+        conn.end(CLOSE_POLICY)
+    return verdict
 
 
 async def _receive_frame(websocket: WebSocket) -> str | bytes:

@@ -72,6 +72,7 @@ class Connection:
         self.close_code = 1000
         self._sender: asyncio.Task[None] | None = None
         self._sending = False
+        self._ending = False
 
     @property
     def kind(self) -> str:
@@ -87,10 +88,11 @@ class Connection:
     def offer(self, text: str) -> bool:
         """Queue ``text`` for sending without waiting.
 
-        Returns ``False`` (and drops the connection, whose socket is then
-        closed with 1013) when the outbox is full: the client stopped reading.
+        Returns ``False`` when nothing was queued: the connection is closing, or
+        its outbox is full because the client stopped reading (the connection is
+        then dropped, and its socket closed with 1013).
         """
-        if self.dropped:
+        if self.dropped or self._ending:
             return False
         try:
             self._outbox.put_nowait(text)
@@ -109,8 +111,26 @@ class Connection:
         self._stop(1011)
 
     def finish(self) -> None:
-        """Stop sending and close the socket (it is closing anyway, or the room is going away)."""
-        self._stop(self.close_code)
+        """Stop sending and close the socket (it is closing anyway, or the room is going away).
+
+        After :meth:`end`, the frames queued before it are still sent first.
+        """
+        if not self._ending:
+            self._stop(self.close_code)
+
+    def end(self, close_code: int) -> None:
+        """Close the socket with ``close_code`` once the frames already queued are sent, so that a
+        client closed for what it sent reads why. Nothing queued after this is sent; a full outbox
+        drops the connection at once."""
+        if self.dropped or self._ending:
+            return
+        self.close_code = close_code
+        try:
+            self._outbox.put_nowait(None)
+        except asyncio.QueueFull:
+            self._stop(close_code)
+            return
+        self._ending = True
 
     def _stop(self, close_code: int) -> None:
         self.dropped, self.close_code = True, close_code
