@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     socket_close_after: float = Field(default=3.0, ge=0)
     """A connection that sends more than this many times its allowance of a kind in a burst is closed
     (1008); 0 never closes one (its messages over the allowance are still refused)."""
+    metrics_allow: str = "127.0.0.1,::1"
+    """Client addresses or networks that may read ``/metrics`` (comma-separated, ``*`` for
+    anyone, empty for none); others get 404."""
 
     @field_validator("limit_rooms_created", "limit_joins", "limit_sockets", "limit_posts")
     @classmethod
@@ -105,11 +108,11 @@ class Settings(BaseSettings):
             raise ValueError("a per-connection limit is one allowance, such as 30/minute")
         return value
 
-    @field_validator("trusted_proxies")
+    @field_validator("trusted_proxies", "metrics_allow")
     @classmethod
     def _check_proxies(cls, value: str) -> str:
         """Refuse an entry that is neither ``*``, an address nor a network (uvicorn would
-        silently compare it as text and trust nobody)."""
+        silently compare it as text and trust nobody; ``/metrics`` would fail on every request)."""
         entries = [entry.strip() for entry in value.split(",") if entry.strip()]
         if entries == ["*"]:
             return "*"

@@ -67,6 +67,8 @@ class Connection:
         self._socket = socket
         self._outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
         self.dropped = False
+        self.too_slow = False
+        """Whether it was dropped because its outbox was full."""
         # 1000 when it ends normally; 1013 "try again later" and 1011 "server error" invite the
         # browser to reconnect and resync.
         self.close_code = 1000
@@ -98,6 +100,7 @@ class Connection:
             self._outbox.put_nowait(text)
         except asyncio.QueueFull:
             log.info("dropping a %s connection that stopped reading", self.kind)
+            self.too_slow = True
             self._stop(1013)
             return False
         return True

@@ -28,7 +28,7 @@ async def test_ending_sends_what_is_queued_then_closes_with_the_code():
     assert conn.offer("after") is False
     await asyncio.wait_for(conn.start(), 1)
     assert socket.frames == ["one", "two", "rate_limited"]
-    assert (socket.closed_with, conn.dropped) == (1008, True)
+    assert (socket.closed_with, conn.dropped, conn.too_slow) == (1008, True, False)
 
 
 async def test_ending_with_a_full_outbox_drops_the_connection_at_once():
@@ -41,7 +41,7 @@ async def test_ending_with_a_full_outbox_drops_the_connection_at_once():
     assert socket.frames == [] and socket.closed_with == 1008
 
 
-async def test_a_client_that_stops_reading_is_dropped():
+async def test_a_client_that_stops_reading_is_dropped_and_marked_too_slow():
     socket = Socket(stuck=True)
     conn = connection(socket, queue_size=2)
     sender = conn.start()
@@ -49,7 +49,7 @@ async def test_a_client_that_stops_reading_is_dropped():
     await asyncio.sleep(0.01)  # the sender takes it and is stuck sending it
     assert [conn.offer(text) for text in ("two", "three", "four")] == [True, True, False]
     await asyncio.wait_for(sender, 1)
-    assert (conn.dropped, socket.closed_with) == (True, 1013)
+    assert (conn.dropped, conn.too_slow, socket.closed_with) == (True, True, 1013)
 
 
 async def test_finishing_without_ending_drops_what_is_queued():
