@@ -21,7 +21,7 @@ async def healthz(registry: RegistryDep) -> dict[str, Any]:
 
 
 @router.get("/metrics", include_in_schema=False)
-async def metrics(request: Request, metrics: MetricsDep, settings: SettingsDep) -> Response:
+async def metrics_text(request: Request, metrics: MetricsDep, settings: SettingsDep) -> Response:
     """The server's metrics in the Prometheus text format, for a client address in
     ``metrics_allow`` (after a trusted proxy's ``X-Forwarded-For``). Raises ``HTTPException``
     (404, as for a path that does not exist) for anyone else."""
