@@ -20,6 +20,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.api import health, match_api, match_pages, room_api, room_pages, site_pages, sockets
 from app.api.deps import guard_posts
+from app.metrics import Metrics
 from app.ratelimit import RateLimiter
 from app.rendering import templates
 from app.rooms.errors import ErrorCode, RoomError
@@ -40,22 +41,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     that had a match in progress, and starts the idle-room sweeper. Requests
     from a proxy in ``settings.trusted_proxies`` carry the client's address
     and scheme from its ``X-Forwarded-For``/``-Proto`` headers; from anyone
-    else those headers are ignored.
+    else those headers are ignored. Its metrics (``app.state.metrics``) are
+    its own, on a registry of their own.
     """
     settings = settings or Settings()
+    metrics = Metrics()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         """Build storage, the room registry and the limiter on start; stop the rooms and close storage on exit."""
         storage = Storage(settings.database_url)
         await asyncio.to_thread(storage.upgrade)
-        registry = RoomRegistry(settings, RoomStore(storage))
+        registry = RoomRegistry(settings, RoomStore(storage, observer=metrics))
+        metrics.count_rooms(lambda: len(registry.rooms))
         restored = await registry.restore()
         if restored:
             log.info("restored %d room(s) from storage", restored)
         registry.start_sweeping()
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
-        app.state.limiter = RateLimiter.from_settings(settings)
+        app.state.limiter = RateLimiter.from_settings(settings, on_limited=metrics.limit_hit)
         try:
             yield
         finally:
@@ -64,7 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Cucumber", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
                   openapi_url="/api/openapi.json", dependencies=[Depends(guard_posts)])
-    app.state.settings = settings
+    app.state.settings, app.state.metrics = settings, metrics
 
     @app.exception_handler(RoomError)
     async def room_error(request: Request, error: RoomError) -> JSONResponse:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from limits import RateLimitItem, parse_many
 from limits.aio.storage import MemoryStorage, Storage
@@ -59,20 +59,24 @@ class RateLimiter:
 
     ``allowances`` maps a name of :data:`LIMITED` to its allowances (all must hold; a
     name without any is not limited). Counting uses a moving window: a use is
-    allowed while fewer than N uses fell in the last period.
+    allowed while fewer than N uses fell in the last period. ``on_limited``, if
+    given, is called with the limit's name for every use refused.
     """
 
-    def __init__(self, allowances: Mapping[str, Sequence[RateLimitItem]], storage: Storage | None = None) -> None:
+    def __init__(self, allowances: Mapping[str, Sequence[RateLimitItem]], storage: Storage | None = None,
+                 on_limited: Callable[[str], None] | None = None) -> None:
         self.allowances = {name: list(items) for name, items in allowances.items()}
         self.storage = storage or MemoryStorage()
+        self.on_limited = on_limited
         self._strategy = MovingWindowRateLimiter(self.storage)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> RateLimiter:
+    def from_settings(cls, settings: Settings, on_limited: Callable[[str], None] | None = None) -> RateLimiter:
         """The limits the settings ask for: ``limit_<name>`` each, none when ``rate_limits`` is off."""
         if not settings.rate_limits:
-            return cls({})
-        return cls({name: parse_limits(getattr(settings, f"limit_{name}")) for name in LIMITED})
+            return cls({}, on_limited=on_limited)
+        return cls({name: parse_limits(getattr(settings, f"limit_{name}")) for name in LIMITED},
+                   on_limited=on_limited)
 
     async def retry_after(self, name: str, address: str | None) -> int | None:
         """Count one use of limit ``name`` by the client at ``address``.
@@ -84,6 +88,8 @@ class RateLimiter:
         key = client_key(address)
         for item in self.allowances.get(name, ()):
             if not await self._strategy.hit(item, name, key):
+                if self.on_limited is not None:
+                    self.on_limited(name)
                 stats = await self._strategy.get_window_stats(item, name, key)
                 return max(1, math.ceil(stats.reset_time - time.time()))
         return None

@@ -76,6 +76,24 @@ class Settings(BaseSettings):
     """WebSockets one address may open (table pages and the JSON protocol)."""
     limit_posts: str = "120/minute"
     """Requests other than GET, HEAD and OPTIONS one address may send, on top of the above."""
+    limit_socket_plays: str = "60/10 seconds"
+    """Plays one connection may send: that many at once, refilled over the period. One
+    allowance in the ``limits`` notation, empty for no limit; so are the four below."""
+    limit_socket_host: str = "30/minute"
+    """The host's actions (start, rules, clock, bots, seats) and leaving a seat, per connection."""
+    limit_socket_syncs: str = "30/minute"
+    """``sync`` messages one connection may send."""
+    limit_socket_heartbeats: str = "20/10 seconds"
+    """Heartbeats one connection may send (a page beats every 1 to 10 seconds)."""
+    limit_socket_other: str = "20/minute"
+    """Every other message one connection may send: unknown types, malformed or refused
+    frames, a second ``hello``."""
+    socket_close_after: float = Field(default=3.0, ge=0)
+    """A connection that sends more than this many times its allowance of a kind in a burst is closed
+    (1008); 0 never closes one (its messages over the allowance are still refused)."""
+    metrics_allow: str = "127.0.0.1,::1"
+    """Client addresses or networks that may read ``/metrics`` (comma-separated, ``*`` for
+    anyone, empty for none); others get 404."""
 
     @field_validator("limit_rooms_created", "limit_joins", "limit_sockets", "limit_posts")
     @classmethod
@@ -85,11 +103,20 @@ class Settings(BaseSettings):
             parse_many(value)
         return value
 
-    @field_validator("trusted_proxies")
+    @field_validator("limit_socket_plays", "limit_socket_host", "limit_socket_syncs", "limit_socket_heartbeats",
+                     "limit_socket_other")
+    @classmethod
+    def _check_socket_limit(cls, value: str) -> str:
+        """Refuse at start a per-connection limit that is not one allowance (``30/minute``)."""
+        if value.strip() and len(parse_many(value)) != 1:
+            raise ValueError("a per-connection limit is one allowance, such as 30/minute")
+        return value
+
+    @field_validator("trusted_proxies", "metrics_allow")
     @classmethod
     def _check_proxies(cls, value: str) -> str:
         """Refuse an entry that is neither ``*``, an address nor a network (uvicorn would
-        silently compare it as text and trust nobody)."""
+        silently compare it as text and trust nobody; ``/metrics`` would fail on every request)."""
         entries = [entry.strip() for entry in value.split(",") if entry.strip()]
         if entries == ["*"]:
             return "*"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 from app.game.rules import CHOICE, NUMBER, NUMBER_OR_WORD, OPTIONS, RuleOption
+from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs" / "rules.md"
@@ -93,3 +96,31 @@ def test_the_rules_specification_names_every_option_with_its_default():
     assert set(cells) == {option.name for option in OPTIONS}
     for option in OPTIONS:
         assert cells[option.name].strip("`").startswith(str(option.default)), option.name
+
+
+# ---------------------------------------------------------------------------
+# The README's configuration table is the settings'
+
+
+def readme_default(value: Any) -> str:
+    """A setting's default as the README's table writes it."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        value = str(value).lower()
+    elif isinstance(value, float) and value.is_integer():
+        value = int(value)
+    elif isinstance(value, list):
+        value = json.dumps(value)
+    return f"`{value}`"
+
+
+def test_the_readme_lists_every_setting_with_its_default():
+    rows = table_after((ROOT / "README.md").read_text(encoding="utf-8"), "| variable | default | meaning |")
+    listed = {cells[1].strip().strip("`"): cells[2].strip() for cells in (row.split("|") for row in rows)}
+    variable = {name: "DATABASE_URL" if name == "database_url" else f"CUCUMBER_{name.upper()}"
+                for name in Settings.model_fields}
+    expected = {variable[name]: readme_default(field.default) for name, field in Settings.model_fields.items()}
+    assert {name: listed.get(name) for name in expected} == expected
+    assert set(listed) == set(expected)
+

@@ -55,6 +55,14 @@ async def test_addresses_and_limits_are_counted_apart():
     assert await limiter.retry_after("joins", "198.51.100.1") is not None
 
 
+async def test_each_use_refused_is_reported_by_the_limits_name():
+    heard = []
+    limiter = RateLimiter({"joins": parse_limits("1/minute")}, on_limited=heard.append)
+    for _ in range(3):
+        await limiter.retry_after("joins", "198.51.100.1")
+    assert heard == ["joins", "joins"]
+
+
 async def test_every_allowance_of_a_limit_must_hold():
     limiter = RateLimiter({"rooms_created": parse_limits("5/minute;2/day")})
     assert [await limiter.retry_after("rooms_created", "a") for _ in range(2)] == [None, None]

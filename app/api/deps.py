@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
+from app.metrics import Metrics
 from app.ratelimit import RateLimiter
 from app.rooms.registry import RoomRegistry
 from app.security import cross_site
@@ -37,10 +38,17 @@ def get_limiter(conn: HTTPConnection) -> RateLimiter:
     return cast(RateLimiter, conn.app.state.limiter)
 
 
+def get_metrics(conn: HTTPConnection) -> Metrics:
+    """The app's metrics."""
+    metrics: Metrics = conn.app.state.metrics
+    return metrics
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 RegistryDep = Annotated[RoomRegistry, Depends(get_registry)]
 StorageDep = Annotated[Storage, Depends(get_storage)]
 LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
+MetricsDep = Annotated[Metrics, Depends(get_metrics)]
 
 
 def client_address(conn: HTTPConnection) -> str | None:

@@ -18,9 +18,11 @@ from typing import Any
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from app.api.deps import RegistryDep, SettingsDep, client_address, cookie_name, get_limiter, origin_allowed
+from app.api.deps import RegistryDep, SettingsDep, client_address, cookie_name, get_limiter, get_metrics, origin_allowed
 from app.identity import hash_token
+from app.metrics import Metrics
 from app.rooms.connection import Connection, Renderer
+from app.rooms.credits import Credits, Verdict, allowances, kind_of
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import (
     AddBot,
@@ -167,13 +169,18 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
     """Attach an accepted socket to ``room`` and handle its frames until it closes.
 
     Each frame is parsed (size limit, typed message; ``adapt`` first turns the
-    page's form fields into protocol fields) and dispatched; a refused action
-    gets an error frame on this connection only.
+    page's form fields into protocol fields), counted against the connection's
+    allowance of its kind (:mod:`app.rooms.credits`) and dispatched; a refused
+    message gets an error frame on this connection only. A connection far over
+    an allowance is told ``rate_limited`` and closed with 1008.
     """
+    metrics = get_metrics(websocket)
     conn = Connection(token_hash=token_hash, renderer=renderer, socket=WebSocketTransport(websocket),
                       queue_size=settings.send_queue_size)
+    credits = Credits(allowances(settings), settings.socket_close_after, time.monotonic())
     sender = conn.start()
     await room.attach(conn)
+    metrics.socket_opened(conn.kind)
     silence: float | None = None  # once a client beats, this long without a word means it is gone
     heard = time.monotonic()
     gone_since: float | None = None  # when a client that went silent was last heard
@@ -188,20 +195,58 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
                 break
             heard = time.monotonic()
             try:
-                message = parse_message(frame, settings.max_message_bytes, adapt=adapt)
-                if isinstance(message, Heartbeat):
-                    silence = SILENT_BEATS * heartbeat_seconds(settings)
+                message: ClientMessage | ProtocolError = parse_message(frame, settings.max_message_bytes,
+                                                                       adapt=adapt)
+            except ProtocolError as error:
+                message = error
+            verdict = _spend(conn, metrics, credits, message, heard)
+            if verdict is Verdict.CLOSE:
+                break
+            if verdict is Verdict.REFUSED:
+                continue
+            if isinstance(message, ProtocolError):
+                _refuse_message(conn, metrics, message.code, message.message)
+                continue
+            if isinstance(message, Heartbeat):
+                silence = SILENT_BEATS * heartbeat_seconds(settings)
+            try:
                 await dispatch(room, conn, message)
             except (ProtocolError, RoomError) as error:
-                conn.error(error.code, error.message)
+                _refuse_message(conn, metrics, error.code, error.message)
             except Exception:  # a bug must cost this message, not the connection or the room
                 log.exception("room %s: a message failed", room.code)
-                conn.error(ErrorCode.SERVER_ERROR, "the server could not handle that message; nothing changed")
+                _refuse_message(conn, metrics, ErrorCode.SERVER_ERROR,
+                                "the server could not handle that message; nothing changed")
     finally:
         conn.finish()
         await room.detach(conn, gone_since)
+        metrics.socket_closed(conn.kind, too_slow=conn.too_slow)
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(sender, 5)
+
+
+def _spend(conn: Connection, metrics: Metrics, credits: Credits, message: ClientMessage | ProtocolError,
+           now: float) -> Verdict:
+    """Count ``message`` (or a frame that is not one) sent at ``now`` against ``conn``'s
+    allowance of its kind. Over it, ``conn`` is told ``rate_limited``; far over it, it is also
+    closed with 1008 once told. Returns the :class:`Verdict`."""
+    kind = kind_of(message)
+    verdict = credits.spend(kind, now)
+    if verdict is Verdict.ALLOWED:
+        return verdict
+    metrics.limit_hit(f"socket_{kind}")
+    closing = verdict is Verdict.CLOSE
+    _refuse_message(conn, metrics, ErrorCode.RATE_LIMITED,
+                    f"too many {kind} messages; nothing was done" + ("; closing" if closing else ", wait a moment"))
+    if closing:
+        conn.end(CLOSE_POLICY)
+    return verdict
+
+
+def _refuse_message(conn: Connection, metrics: Metrics, code: ErrorCode, message: str) -> None:
+    """Tell ``conn`` its message was refused with ``code`` (and count it)."""
+    metrics.message_refused(code)
+    conn.error(code, message)
 
 
 async def _receive_frame(websocket: WebSocket) -> str | bytes:
@@ -214,6 +259,7 @@ async def _receive_frame(websocket: WebSocket) -> str | bytes:
 
 
 async def _refuse(websocket: WebSocket, code: ErrorCode, message: str, close_code: int) -> None:
+    get_metrics(websocket).message_refused(code)
     with contextlib.suppress(Exception):
         await websocket.send_text(error_message(code, message))
     await _close_quietly(websocket, close_code)

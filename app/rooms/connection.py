@@ -67,11 +67,14 @@ class Connection:
         self._socket = socket
         self._outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
         self.dropped = False
+        self.too_slow = False
+        """Whether it was dropped because its outbox was full."""
         # 1000 when it ends normally; 1013 "try again later" and 1011 "server error" invite the
         # browser to reconnect and resync.
         self.close_code = 1000
         self._sender: asyncio.Task[None] | None = None
         self._sending = False
+        self._ending = False
 
     @property
     def kind(self) -> str:
@@ -87,15 +90,17 @@ class Connection:
     def offer(self, text: str) -> bool:
         """Queue ``text`` for sending without waiting.
 
-        Returns ``False`` (and drops the connection, whose socket is then
-        closed with 1013) when the outbox is full: the client stopped reading.
+        Returns ``False`` when nothing was queued: the connection is closing, or
+        its outbox is full because the client stopped reading (the connection is
+        then dropped, and its socket closed with 1013).
         """
-        if self.dropped:
+        if self.dropped or self._ending:
             return False
         try:
             self._outbox.put_nowait(text)
         except asyncio.QueueFull:
             log.info("dropping a %s connection that stopped reading", self.kind)
+            self.too_slow = True
             self._stop(1013)
             return False
         return True
@@ -109,8 +114,26 @@ class Connection:
         self._stop(1011)
 
     def finish(self) -> None:
-        """Stop sending and close the socket (it is closing anyway, or the room is going away)."""
-        self._stop(self.close_code)
+        """Stop sending and close the socket (it is closing anyway, or the room is going away).
+
+        After :meth:`end`, the frames queued before it are still sent first.
+        """
+        if not self._ending:
+            self._stop(self.close_code)
+
+    def end(self, close_code: int) -> None:
+        """Close the socket with ``close_code`` once the frames already queued are sent, so that a
+        client closed for what it sent reads why. Nothing queued after this is sent; a full outbox
+        drops the connection at once."""
+        if self.dropped or self._ending:
+            return
+        self.close_code = close_code
+        try:
+            self._outbox.put_nowait(None)
+        except asyncio.QueueFull:
+            self._stop(close_code)
+            return
+        self._ending = True
 
     def _stop(self, close_code: int) -> None:
         self.dropped, self.close_code = True, close_code

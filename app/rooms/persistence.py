@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from app.game import record as records
 from app.game.match import Match
@@ -42,21 +43,37 @@ class StorageUnavailable(RoomError):
                          "nothing changed, try again in a moment", status=503)
 
 
+class StorageObserver(Protocol):
+    """Told about every storage call the rooms make (the server's metrics listen here)."""
+
+    def storage_call(self, call: str, seconds: float, *, failed: bool) -> None:
+        """Storage method ``call`` took ``seconds`` (wall time, waiting for a thread included);
+        ``failed``: it raised."""
+
+
 class RoomStore:
     """Asynchronous front of :class:`app.storage.Storage` for the rooms.
 
-    Every method raises :class:`StorageUnavailable` when storage fails.
+    Every method raises :class:`StorageUnavailable` when storage fails. An
+    ``observer``, if given, hears how long each call took.
     """
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, observer: StorageObserver | None = None) -> None:
         self.storage = storage
+        self.observer = observer
 
     async def _run(self, call: Callable[..., T], **kwargs: Any) -> T:
+        started, failed = time.perf_counter(), True
         try:
-            return await asyncio.to_thread(call, **kwargs)
+            result = await asyncio.to_thread(call, **kwargs)
+            failed = False
+            return result
         except StorageError as error:
             log.warning("storage %s failed: %s", call.__name__, error)
             raise StorageUnavailable() from error
+        finally:
+            if self.observer is not None:
+                self.observer.storage_call(call.__name__, time.perf_counter() - started, failed=failed)
 
     async def _committed(self, write: Future[None], what: str) -> None:
         """Wait for a write of the group commit, off the event loop: until it is committed, or raise."""

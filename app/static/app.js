@@ -1,6 +1,7 @@
-// The table page's small behaviours around htmx: reconnecting quickly, showing
-// the connection state, copying the room link, explaining unplayable cards,
-// keeping keyboard focus in the hand and marking cards that just arrived.
+// The table page's small behaviours around htmx: a live connection that is open
+// only while the page is looked at (heartbeats, reconnects with a random pause),
+// showing the connection state, copying the room link, explaining unplayable
+// cards, keeping keyboard focus in the hand and marking cards that just arrived.
 (function () {
   "use strict";
 
@@ -16,16 +17,92 @@
   }
   applyVars();
 
-  // Reconnect within seconds, not up to a minute (htmx's default back-off).
-  if (window.htmx) {
-    htmx.config.wsReconnectDelay = function (retry) {
-      return Math.min(250 * Math.pow(2, retry), 4000);
-    };
-  }
-
   var baseTitle = document.title;
   var socket = null;
   var before = null;
+
+  // ---- Presence: the page's socket is open while the page can be looked at, and it says so.
+  // A page kept in the back/forward cache, or frozen, keeps its WebSocket open underneath (the
+  // browser even answers the server's pings) while its scripts stand still: the server would count
+  // its player at the table for as long as the page sits there. So the page closes its socket when
+  // it is hidden that way, opens it again when it is shown, and beats while it is visible.
+  var room = document.getElementById("room");
+  var beatEvery = room ? Number(room.dataset.heartbeat) || 0 : 0;
+  var RETRIED_BY_HTMX = [1006, 1011, 1012, 1013];  // close codes after which htmx reconnects by itself
+  var CLOSE_SILENT = 4408;  // the server closed a page that stopped beating
+  var current = null;  // the page's WebSocket: never more than one
+  var retryPending = false;  // htmx has a reconnect of its own under way
+  var resting = false;  // closed on purpose: hidden in the back/forward cache, or frozen
+
+  function visible() {
+    return document.visibilityState === "visible";
+  }
+
+  if (window.htmx) {
+    // Full jitter: a random pause below a ceiling that doubles from 0.5 s up to 10 s, so the pages
+    // of a server that restarts (or a proxy that reloads) do not all come back at the same instants.
+    // Without a network, attempts fail on the device itself: keep them frequent.
+    htmx.config.wsReconnectDelay = function (retry) {
+      retryPending = true;
+      var ceiling = navigator.onLine === false ? 1000 : Math.min(10000, 500 * Math.pow(2, retry));
+      return Math.random() * ceiling;
+    };
+    var createSocket = htmx.createWebSocket || function (url) { return new WebSocket(url, []); };
+    htmx.createWebSocket = function (url) {
+      retryPending = false;
+      if (current && current.readyState === WebSocket.CONNECTING) {
+        // Drop it without a trace (htmx closes an open one itself), or htmx would retry it beside the new one.
+        current.onopen = current.onclose = current.onerror = null;
+        current.close(1000);
+      }
+      var made = createSocket(url);
+      // Added before htmx's own handler, so it runs first: a page nobody looks at does not
+      // reconnect by itself, but when it is shown again.
+      made.addEventListener("close", function (event) {
+        if (made === current && socket && (resting || !visible()) && RETRIED_BY_HTMX.indexOf(event.code) >= 0) {
+          event.stopImmediatePropagation();
+        }
+      });
+      current = made;
+      return made;
+    };
+  }
+
+  function beat() {
+    if (current && current.readyState === WebSocket.OPEN) current.send('{"type":"heartbeat"}');
+  }
+
+  // Open the socket again if the page is looked at and nothing else is bringing it back.
+  function reopen() {
+    if (!visible()) return;
+    resting = false;
+    if (!socket || retryPending || (current && current.readyState <= WebSocket.OPEN)) return;
+    socket.reconnect();
+  }
+
+  function rest() {
+    resting = true;
+    if (current && current.readyState <= WebSocket.OPEN) current.close(1000, "hidden");
+  }
+
+  if (room) {
+    window.addEventListener("pagehide", rest);
+    document.addEventListener("freeze", rest);
+    window.addEventListener("pageshow", function (event) {
+      if (event.persisted) reopen();
+    });
+    document.addEventListener("resume", reopen);
+    document.addEventListener("visibilitychange", function () {
+      if (!visible()) return;
+      beat();
+      reopen();
+    });
+    if (beatEvery > 0) {
+      setInterval(function () {
+        if (visible()) beat();
+      }, beatEvery);
+    }
+  }
 
   var flashTimer = null;
 
@@ -86,9 +163,14 @@
   document.addEventListener("htmx:wsOpen", function (event) {
     socket = event.detail.socketWrapper;
     setConnection("live", "open");
+    // At once, even from a hidden page: from its first beat on, the server counts a page gone once it
+    // falls silent, so a page reconnected while hidden is not counted present for long.
+    beat();
   });
-  document.addEventListener("htmx:wsClose", function () {
+  document.addEventListener("htmx:wsClose", function (event) {
+    if (event.detail.event.target !== current) return;  // a socket already replaced by a newer one
     setConnection("reconnecting…", "closed");
+    if (event.detail.event.code === CLOSE_SILENT) reopen();
   });
   document.addEventListener("htmx:wsConnecting", function () {
     setConnection("connecting…", "connecting");
@@ -130,7 +212,7 @@
     setConnection("offline", "closed");
   });
   window.addEventListener("online", function () {
-    if (socket) socket.reconnect();
+    if (socket && !retryPending && visible()) socket.reconnect();
   });
 
   document.addEventListener("click", function (event) {

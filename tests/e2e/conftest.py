@@ -33,6 +33,7 @@ from tests.e2e.helpers import (
 
 CHROMIUM = Path(os.environ.get("CUCUMBER_CHROMIUM", "/usr/bin/chromium"))
 DEAL_PAUSE_SECONDS = 0.3
+SHORT_GRACE_SECONDS = 3.0
 
 
 def _unavailable_reason() -> str | None:
@@ -75,8 +76,11 @@ def _server_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "app"]
 
 
-def start_server(folder: Path, *, deal_pause: float) -> tuple[subprocess.Popen[bytes], LiveServer]:
+def start_server(folder: Path, *, deal_pause: float,
+                 away_grace: float = 600.0) -> tuple[subprocess.Popen[bytes], LiveServer]:
     """Run ``cucumber serve`` on a free port with a fresh SQLite database in ``folder``.
+
+    ``deal_pause`` and ``away_grace`` are the server's settings of those names, in seconds.
 
     Returns the process and a handle on it once ``/healthz`` answers; raises
     ``RuntimeError`` with the server's log if it does not start in 30 s.
@@ -88,7 +92,7 @@ def start_server(folder: Path, *, deal_pause: float) -> tuple[subprocess.Popen[b
         "CUCUMBER_DATABASE_URL": f"sqlite:///{folder / 'e2e.db'}",
         "CUCUMBER_DEAL_PAUSE_SECONDS": str(deal_pause),
         "CUCUMBER_BOT_DELAY_SECONDS": "0.05",
-        "CUCUMBER_AWAY_GRACE_SECONDS": "600",
+        "CUCUMBER_AWAY_GRACE_SECONDS": str(away_grace),
         "CUCUMBER_LOG_LEVEL": "warning",
         "PYTHONUNBUFFERED": "1",
         # The rate limits keep their defaults: a session of play in browsers must never meet them.
@@ -138,26 +142,48 @@ def slow_server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 @pytest.fixture(scope="session")
-def browser(e2e_ready: None) -> Iterator[Any]:
-    """Headless Chromium, shared by every test of the run."""
+def presence_server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A live server whose away grace is short (so its pages beat every second): presence in seconds."""
+    process, live = start_server(tmp_path_factory.mktemp("presence-server"), deal_pause=DEAL_PAUSE_SECONDS,
+                                 away_grace=SHORT_GRACE_SECONDS)
+    try:
+        yield live
+    finally:
+        _stop(process)
+
+
+@pytest.fixture(scope="session")
+def playwright_driver(e2e_ready: None) -> Iterator[Any]:
+    """Playwright, started once for every browser of the run."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+        yield playwright
 
 
-@pytest.fixture
-def open_tab(browser: Any, server: LiveServer) -> Iterator[Callable[..., Tab]]:
-    """Open a page in a new browser context (its own cookies: one person each).
+def _launch(playwright: Any, **options: Any) -> Iterator[Any]:
+    chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+                                          **options)
+    try:
+        yield chromium
+    finally:
+        chromium.close()
 
-    ``open_tab(label, server=…, **context_options)``; every context is closed
-    after the test. The CDN is answered from the npm copy; any other request
-    that leaves the server is refused and recorded on the tab.
-    """
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver: Any) -> Iterator[Any]:
+    """Headless Chromium, shared by every test of the run."""
+    yield from _launch(playwright_driver)
+
+
+@pytest.fixture(scope="session")
+def bfcache_browser(playwright_driver: Any) -> Iterator[Any]:
+    """Headless Chromium with its back/forward cache on, as people's browsers have it (Playwright
+    turns it off by default, with ``--disable-back-forward-cache``)."""
+    yield from _launch(playwright_driver, ignore_default_args=["--disable-back-forward-cache"])
+
+
+def _tab_opener(browser: Any, server: LiveServer) -> Iterator[Callable[..., Tab]]:
     contexts: list[Any] = []
     packages = cdn_packages()
 
@@ -169,6 +195,23 @@ def open_tab(browser: Any, server: LiveServer) -> Iterator[Callable[..., Tab]]:
     yield open_
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def open_tab(browser: Any, server: LiveServer) -> Iterator[Callable[..., Tab]]:
+    """Open a page in a new browser context (its own cookies: one person each).
+
+    ``open_tab(label, live=…, **context_options)``; every context is closed
+    after the test. The CDN is answered from the npm copy; any other request
+    that leaves the server is refused and recorded on the tab.
+    """
+    yield from _tab_opener(browser, server)
+
+
+@pytest.fixture
+def open_cached_tab(bfcache_browser: Any, presence_server: LiveServer) -> Iterator[Callable[..., Tab]]:
+    """Like ``open_tab``, in the browser with a back/forward cache, on the server with a short away grace."""
+    yield from _tab_opener(bfcache_browser, presence_server)
 
 
 @pytest.fixture(scope="session")

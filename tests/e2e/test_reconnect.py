@@ -1,4 +1,5 @@
-"""Coming back: a reload mid-trick, and a network that drops and returns, both end in sync."""
+"""Coming back: a reload mid-trick, and a network that drops and returns, both end in sync;
+reconnects wait a random pause."""
 
 from __future__ import annotations
 
@@ -79,3 +80,18 @@ def test_a_reload_mid_trick_and_a_dropped_network_come_back_in_sync(open_tab, se
     assert check_pages(answer, players, [])
     assert dropped.snapshot()["connection"] == "open"
     cy.close()
+
+
+def test_reconnects_wait_a_random_pause_below_a_ceiling_that_doubles_up_to_ten_seconds(open_tab,
+                                                                                       server: LiveServer) -> None:
+    tab = open_tab("Ana")
+    tab.goto(f"/r/{server.post('/api/rooms', {'name': 'Ana'})['code']}")
+    retries = [0, 1, 2, 3, 4, 5, 12]
+    drawn = tab.page.evaluate("retries => retries.map(retry => Array.from({length: 400}, "
+                              "() => htmx.config.wsReconnectDelay(retry)))", retries)
+    for retry, pauses in zip(retries, drawn):
+        ceiling = min(10_000, 500 * 2 ** retry)
+        assert all(0 <= pause < ceiling for pause in pauses), retry
+        # Spread over the whole range ("full jitter"), so that pages do not come back together.
+        assert min(pauses) < 0.1 * ceiling and max(pauses) > 0.9 * ceiling, retry
+

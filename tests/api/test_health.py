@@ -1,0 +1,99 @@
+"""What operators watch: ``/metrics`` counts what happens, and only allowed addresses read it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from app.settings import Settings
+from tests.api.conftest import Peer, open_room
+
+LOOPBACK = ("127.0.0.1", 40000)  # also the default trusted proxy
+STRANGER = ("203.0.113.9", 40000)
+
+
+def read_metrics(client, **headers) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    answer = client.get("/metrics", headers=headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("text/plain; version=")
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(answer.text) for sample in family.samples}
+
+
+def test_the_metrics_count_rooms_sockets_plays_refusals_limits_and_storage(make_client):
+    client = make_client(address=LOOPBACK, rate_limits=True, limit_rooms_created="1/hour",
+                         limit_socket_other="1/hour")
+    code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
+    assert client.post("/api/rooms", json={"name": "Cy"}).status_code == 429
+    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    client.cookies.set(f"cucumber_{code}", tokens[0])
+    with client.websocket_connect(f"/r/{code}/ws") as page:
+        page.receive_text()
+        ana.send({"type": "start"})
+        state = ana.until(lambda s: s["turn"] is not None)
+        mover, waiter = (ana, ben) if state["turn"] == 0 else (ben, ana)
+        waiter.send({"type": "play", "card": "2C"})
+        assert waiter.next_error()["code"] == "not_your_turn"
+        mover.send({"type": "play", "card": mover.until(lambda s: bool(s["you"]["legal"]))["you"]["legal"][0]})
+        mover.until(lambda s: len(s["trick"]) == 1)
+        for _ in range(2):
+            waiter.send({"type": "dance"})
+        assert [waiter.next_error()["code"] for _ in range(2)] == ["unknown_type", "rate_limited"]
+        got = read_metrics(client)
+        assert got[("cucumber_rooms", ())] == 1
+        assert got[("cucumber_sockets_open", (("kind", "json"),))] == 2
+        assert got[("cucumber_sockets_open", (("kind", "page"),))] == 1
+    assert got[("cucumber_plays_stored_total", ())] == 1
+    assert got[("cucumber_storage_seconds_count", (("call", "record_play"),))] == 1
+    assert got[("cucumber_storage_seconds_count", (("call", "save_room"),))] >= 2
+    assert got[("cucumber_refused_messages_total", (("code", "not_your_turn"),))] == 1
+    assert got[("cucumber_refused_messages_total", (("code", "unknown_type"),))] == 1
+    assert got[("cucumber_refused_messages_total", (("code", "rate_limited"),))] == 1
+    assert got[("cucumber_rate_limited_total", (("limit", "socket_other"),))] == 1
+    assert got[("cucumber_rate_limited_total", (("limit", "rooms_created"),))] == 1
+    for peer in (ana, ben):
+        peer.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # the server finishes each closed socket in its own time
+        after = read_metrics(client)
+        if {after[("cucumber_sockets_open", (("kind", kind),))] for kind in ("json", "page")} == {0}:
+            break
+        time.sleep(0.01)
+    assert {after[("cucumber_sockets_open", (("kind", kind),))] for kind in ("json", "page")} == {0}
+
+
+def test_each_app_has_its_own_metrics(make_client):
+    first, second = make_client(address=LOOPBACK), make_client(address=LOOPBACK)
+    open_room(first, ["Ana"])
+    assert read_metrics(first)[("cucumber_rooms", ())] == 1
+    assert read_metrics(second)[("cucumber_rooms", ())] == 0
+
+
+@pytest.mark.parametrize(("address", "headers", "allow", "status"), [
+    (LOOPBACK, {}, None, 200),
+    (("::1", 40000), {}, None, 200),
+    (("testclient", 40000), {}, None, 404),
+    (STRANGER, {}, None, 404),
+    (STRANGER, {"X-Forwarded-For": "127.0.0.1"}, None, 404),  # not a trusted proxy: not believed
+    (LOOPBACK, {"X-Forwarded-For": "203.0.113.5"}, None, 404),  # a local proxy, for a client elsewhere
+    (LOOPBACK, {"X-Forwarded-For": "10.1.2.3"}, "10.0.0.0/8", 200),
+    (STRANGER, {}, "*", 200),
+    (LOOPBACK, {}, "", 404),
+])
+def test_only_allowed_client_addresses_read_the_metrics_and_others_find_nothing(make_client, address, headers,
+                                                                                 allow, status):
+    client = make_client(address=address, **({} if allow is None else {"metrics_allow": allow}))
+    answer = client.get("/metrics", headers=headers)
+    assert answer.status_code == status
+    if status == 404:
+        missing = client.get("/no-such-page", headers=headers)
+        assert (answer.json(), answer.headers["content-type"]) == (missing.json(), missing.headers["content-type"])
+    else:
+        assert "cucumber_rooms" in answer.text
+
+
+def test_a_metrics_allowance_that_is_not_an_address_is_refused_at_start():
+    with pytest.raises(ValueError, match="metrics_allow"):
+        Settings(metrics_allow="localhost")
