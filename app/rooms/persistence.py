@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
@@ -63,25 +63,26 @@ class RoomStore:
         self.observer = observer
 
     async def _run(self, call: Callable[..., T], **kwargs: Any) -> T:
-        started, failed = time.perf_counter(), True
-        try:
-            result = await asyncio.to_thread(call, **kwargs)
-            failed = False
-            return result
-        except StorageError as error:
-            log.warning("storage %s failed: %s", call.__name__, error)
-            raise StorageUnavailable() from error
-        finally:
-            if self.observer is not None:
-                self.observer.storage_call(call.__name__, time.perf_counter() - started, failed=failed)
+        """Run a storage call in a worker thread."""
+        return await self._observed(call.__name__, asyncio.to_thread(call, **kwargs))
 
     async def _committed(self, write: Future[None], what: str) -> None:
         """Wait for a write of the group commit, off the event loop: until it is committed, or raise."""
+        await self._observed(what, asyncio.wrap_future(write))
+
+    async def _observed(self, what: str, call: Awaitable[T]) -> T:
+        """Await storage call ``what``, telling the observer how long it took; storage errors become refusals."""
+        started, failed = time.perf_counter(), True
         try:
-            await asyncio.wrap_future(write)
+            result = await call
+            failed = False
+            return result
         except StorageError as error:
             log.warning("storage %s failed: %s", what, error)
             raise StorageUnavailable() from error
+        finally:
+            if self.observer is not None:
+                self.observer.storage_call(what, time.perf_counter() - started, failed=failed)
 
     async def save_room(self, *, code: str, lobby: Lobby, created_at: datetime) -> None:
         """Store room ``code`` with its lobby: rules, host, clock and seats (token hashes, never tokens)."""
