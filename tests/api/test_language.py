@@ -169,7 +169,7 @@ def test_the_table_page_and_its_socket_speak_the_cookies_language(client):
         first = socket.receive_text()
         assert "Venter på spillere" in first and english_left(first, names=NAMES) == []
         socket.send_json({"type": "set_clock", "seconds": "30", "HEADERS": headers})
-        assert "Tidsur: 30 sekunder pr. tur" in socket.receive_text()
+        assert "Betænkningstid: 30 sekunder pr. tur" in socket.receive_text()
         socket.send_json({"type": "set_rules", "preset": "custom", "hand_size": "9", "HEADERS": headers})
         flash = socket.receive_text()
         assert 'id="flash"' in flash and 'data-code="invalid_rules"' in flash
