@@ -26,7 +26,8 @@ LIMITED = {
     "sockets": "connections opened",
     "posts": "requests sent",
 }
-"""Every limit by name (``CUCUMBER_LIMIT_<NAME>``), with what it counts in words."""
+"""Every limit by name (``CUCUMBER_LIMIT_<NAME>``), with what it counts (for people reading the code;
+the refusal of each, in every language, is in :data:`app.wording.errors.LIMITS`)."""
 
 
 def parse_limits(text: str) -> list[RateLimitItem]:
