@@ -18,8 +18,9 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from app.api import health, match_api, match_pages, room_api, room_pages, site_pages, sockets
+from app.api import health, language, match_api, match_pages, room_api, room_pages, site_pages, sockets
 from app.api.deps import guard_posts
+from app.api.language import SpeakTheVisitorsLanguage
 from app.metrics import Metrics
 from app.ratelimit import RateLimiter
 from app.rendering import templates
@@ -29,6 +30,8 @@ from app.rooms.registry import RoomRegistry
 from app.security import Refused, SecurityHeaders
 from app.settings import Settings
 from app.storage import Storage, StorageError
+from app.wording.errors import problem
+from app.wording.language import load_catalogues
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -49,7 +52,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        """Build storage, the room registry and the limiter on start; stop the rooms and close storage on exit."""
+        """Compile the translations, build storage, the room registry and the limiter on start; stop the rooms
+        and close storage on exit."""
+        await asyncio.to_thread(load_catalogues)
         storage = Storage(settings.database_url)
         await asyncio.to_thread(storage.upgrade)
         registry = RoomRegistry(settings, RoomStore(storage, observer=metrics))
@@ -89,7 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(StorageError)
     async def storage_error(request: Request, error: StorageError) -> JSONResponse:
         """A database failure while reading: 503, nothing else said."""
-        return JSONResponse({"error": ErrorCode.STORAGE_UNAVAILABLE, "message": "the database is not available"},
+        return JSONResponse({"error": ErrorCode.STORAGE_UNAVAILABLE, "message": str(problem("storage_read"))},
                             status_code=503)
 
     @app.exception_handler(RequestValidationError)
@@ -106,7 +111,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(site_pages.router)
     app.include_router(room_pages.router)
     app.include_router(match_pages.router)
+    app.include_router(language.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(SpeakTheVisitorsLanguage)
     app.add_middleware(SecurityHeaders, docs_path=app.docs_url)
     # Outermost, so that every route and middleware sees the client's own address and scheme.
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)

@@ -13,6 +13,7 @@ from app.game.history import deal_by_deal
 from app.game.rules import Rules
 from app.storage.values import FinishedMatch
 from app.wording import card_faces, deal_sentences, describe_rules
+from app.wording.players import player_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +32,10 @@ class MatchDetail:
     ``match`` is the stored listing of the match (players, placings, winners,
     when it ended); ``totals[d][s]`` is seat s's total after deal d+1
     (``lives`` likewise; ``lost_life[d][s]`` says whether seat s lost a life
-    in that deal); ``replay`` is JSON-ready data for the replay script: per
-    deal the dealer, hands as dealt, tricks and the deal summary sentences,
-    and every card's corner label, suit symbol and name.
+    in that deal); ``replay`` is JSON-ready data for the replay script: the
+    players' names as shown, per deal the dealer, hands as dealt, tricks and
+    the deal summary sentences, and every card's corner label, suit symbol
+    and name, all in the language spoken when it was built.
     """
 
     match: FinishedMatch
@@ -67,7 +69,7 @@ def match_detail(match: FinishedMatch, record: dict[str, Any]) -> MatchDetail:
                                           for index, row in enumerate(totals)]
         chart.append(ChartLine(seat, name, " ".join(f"{x:.1f},{y:.1f}" for x, y in points)))
     replay = {
-        "players": names,
+        "players": [player_name(name) for name in names],
         "cards": card_faces(),
         "deals": [
             {

@@ -19,9 +19,19 @@ _BLANK = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}  # letters and symbo
 
 
 class InvalidName(ValueError):
-    """A name that is empty, too long or contains invisible or control characters."""
+    """A name that is empty, too long or contains invisible or control characters.
+
+    The message is English, for logs and the command line; ``reason`` (a
+    reason of ``app.wording.errors``) and ``facts`` let pages say it in
+    their reader's language.
+    """
 
     code = "invalid_name"
+
+    def __init__(self, message: str, reason: str, **facts: object) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.facts = facts
 
 
 def clean_name(raw: object) -> str:
@@ -33,18 +43,18 @@ def clean_name(raw: object) -> str:
     (not blank-looking fillers or lone combining marks).
     """
     if not isinstance(raw, str):
-        raise InvalidName("a name must be text")
+        raise InvalidName("a name must be text", "name_not_text")
     name = " ".join(unicodedata.normalize("NFC", raw).split())
     if not name:
-        raise InvalidName("enter a name")
+        raise InvalidName("enter a name", "name_empty")
     if len(name) > NAME_MAX:
-        raise InvalidName(f"a name has at most {NAME_MAX} characters")
+        raise InvalidName(f"a name has at most {NAME_MAX} characters", "name_too_long", count=NAME_MAX)
     joiners_ok = all(0 < index < len(name) - 1 and not name[index - 1].isspace() and not name[index + 1].isspace()
                      for index, char in enumerate(name) if char == _JOINER)
     if not joiners_ok or any(unicodedata.category(char) in _INVISIBLE for char in name if char != _JOINER):
-        raise InvalidName("a name may only contain visible characters")
+        raise InvalidName("a name may only contain visible characters", "name_invisible")
     if not any(unicodedata.category(char).startswith(_SEEN) and char not in _BLANK for char in name):
-        raise InvalidName("a name needs at least one visible letter, digit or symbol")
+        raise InvalidName("a name needs at least one visible letter, digit or symbol", "name_blank")
     return name
 
 

@@ -18,6 +18,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from app.rooms.errors import ErrorCode
 from app.security import Refused
 from app.settings import Settings
+from app.wording.errors import limit_problem
 
 LIMITED = {
     "rooms_created": "tables opened",
@@ -25,7 +26,8 @@ LIMITED = {
     "sockets": "connections opened",
     "posts": "requests sent",
 }
-"""Every limit by name (``CUCUMBER_LIMIT_<NAME>``), with what it counts in words."""
+"""Every limit by name (``CUCUMBER_LIMIT_<NAME>``), with what it counts (for people reading the code;
+the refusal of each, in every language, is in :data:`app.wording.errors.LIMITS`)."""
 
 
 def parse_limits(text: str) -> list[RateLimitItem]:
@@ -104,5 +106,4 @@ class RateLimiter:
 
 def rate_limited(name: str, wait: int) -> Refused:
     """The refusal of one use too many of limit ``name``: 429, ``rate_limited``, ``wait`` seconds."""
-    return Refused(ErrorCode.RATE_LIMITED, f"Too many {LIMITED[name]} from your network for now; "
-                   f"try again in {wait} seconds.", status=429, retry_after=wait)
+    return Refused(ErrorCode.RATE_LIMITED, limit_problem(name, wait), status=429, retry_after=wait)

@@ -1,16 +1,23 @@
 """HTML rendering with Jinja2: whole pages, and the live regions of the room page alone.
 
 Templates receive view objects only, and words about the game through the
-filters and globals of ``app.wording``. A live region is a block whose name is
-its element's id; :func:`render_blocks` renders the named blocks of a page for
-a WebSocket update.
+filters and globals of ``app.wording``. Their own text is marked for
+translation (``{% trans %}``, ``_()``, Jinja2's i18n extension) and said in the
+language being spoken (:func:`app.wording.language.speaking`) when they
+render. A live region is a block whose name is its element's id;
+:func:`render_blocks` renders the named blocks of a page for a WebSocket
+update.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+from babel import Locale
+from babel.dates import format_skeleton
 from fastapi.templating import Jinja2Templates
 from jinja2 import Template, pass_context
 
@@ -20,6 +27,9 @@ from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
 from app.rooms.schedule import STAND_IN
 from app.rules_form import rules_fields
 from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
+from app.wording.language import LANGUAGES, language, listing, number, text_direction, translations
+from app.wording.players import bot_tag, player_name, strength_label
+from app.wording.rules import game_name, preset_label
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -29,6 +39,42 @@ HTMX_WS_URL = "https://cdn.jsdelivr.net/npm/htmx-ext-ws@2.0.4/dist/ws.min.js"
 HTMX_WS_SRI = "sha384-1RwI/nvUSrMRuNj7hX1+27J8XDdCoSLf0EjEyF69nacuWyiJYoQ/j39RT1mSnd2G"
 
 templates = Jinja2Templates(directory=TEMPLATES)
+templates.env.add_extension("jinja2.ext.i18n")
+# Whitespace inside {% trans %} is collapsed, in the catalogues as in the pages (babel.cfg says the same).
+templates.env.policies["ext.i18n.trimmed"] = True
+
+
+def _gettext(message: str) -> str:
+    return translations(language()).gettext(message)
+
+
+def _ngettext(singular: str, plural: str, count: int) -> str:
+    return translations(language()).ngettext(singular, plural, count)
+
+
+def _pgettext(context: str, message: str) -> str:
+    return translations(language()).pgettext(context, message)
+
+
+def _npgettext(context: str, singular: str, plural: str, count: int) -> str:
+    return translations(language()).npgettext(context, singular, plural, count)
+
+
+# One environment for every language: its gettext functions look the language up as they are called.
+templates.env.install_gettext_callables(_gettext, _ngettext, newstyle=True, pgettext=_pgettext,  # type: ignore[attr-defined]
+                                        npgettext=_npgettext)
+
+
+def when(moment: datetime) -> str:
+    """A moment (aware, or naive UTC) as the language spoken writes a date and a time of day, in UTC
+    (the zone the pages name beside it): ``"Nov 30, 2025, 16:06"`` in English, ``"30. nov. 2025 16.06"``
+    in Danish."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    code = language()
+    date = format_skeleton("yMMMd", moment, tzinfo=UTC, locale=code)
+    time = format_skeleton("Hm", moment, tzinfo=UTC, locale=code)
+    return str(Locale.parse(code).datetime_formats["medium"]).format(time, date)
 
 
 @pass_context
@@ -38,13 +84,30 @@ def _path_for(context: Any, name: str, /, **params: Any) -> str:
     return str(context["request"].app.url_path_for(name, **params))
 
 
+@pass_context
+def _return_path(context: Any) -> str:
+    """The path of the page being shown, for the language switcher to come back to: the request's own
+    path and query for a page fetched with GET, else (a form's answer) the page the form was on, by its
+    ``Referer`` when that is this site, else the home page."""
+    request = context["request"]
+    if request.method in ("GET", "HEAD"):
+        query = request.url.query
+        return str(request.url.path + (f"?{query}" if query else ""))
+    referer = urlsplit(request.headers.get("referer", ""))
+    if referer.netloc and referer.netloc.lower() == request.headers.get("host", "").lower():
+        return referer.path + (f"?{referer.query}" if referer.query else "")
+    return str(request.app.url_path_for("home"))
+
+
 templates.env.globals["url_for"] = _path_for
+templates.env.globals["return_path"] = _return_path
 templates.env.globals.update(
     htmx_url=HTMX_URL, htmx_sri=HTMX_SRI, htmx_ws_url=HTMX_WS_URL, htmx_ws_sri=HTMX_WS_SRI,
     presets=PRESETS, describe_preset=describe_preset, default_rules=Rules(), form_fields=rules_fields,
     preset_options={name: rules.to_dict() for name, rules in PRESETS.items()},
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, rule_options={option.name: option for option in OPTIONS},
     bot_strengths=tuple(BotStrength), stand_in_bot=STAND_IN,
+    language=language, text_direction=text_direction, languages=LANGUAGES, game_name=game_name,
 )
 templates.env.filters.update(
     card=lambda card: Card.parse(card) if isinstance(card, str) else card,
@@ -52,6 +115,13 @@ templates.env.filters.update(
     rank_label=lambda card: rank_label(card.rank),
     suit_symbol=suit_symbol,
     unplayable=unplayable,
+    player_name=player_name,
+    strength_label=strength_label,
+    bot_tag=bot_tag,
+    number=number,
+    when=when,
+    listing=listing,
+    preset_label=preset_label,
 )
 
 

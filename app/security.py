@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.rendering import HTMX_URL, HTMX_WS_URL
 from app.rooms.errors import ErrorCode
+from app.wording.errors import Problem, problem
 
 HOST = re.compile(r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 """A ``Host`` header fit to stand in a policy: a name or an address, and a port."""
@@ -48,20 +49,25 @@ class Refused(Exception):
     """A request the server will not serve, for a reason that is not the request's content.
 
     ``code`` is the stable error code (``cross_site``, ``rate_limited``), ``status``
-    the HTTP status (403, 429) and ``retry_after`` the seconds to wait, if waiting helps.
+    the HTTP status (403, 429) and ``retry_after`` the seconds to wait, if waiting helps;
+    ``words`` say why, as ``message`` in the language of the request that reads it.
     The app answers it as JSON under ``/api`` and as a page elsewhere.
     """
 
-    def __init__(self, code: str, message: str, *, status: int, retry_after: int | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.status, self.retry_after = code, message, status, retry_after
+    def __init__(self, code: str, words: Problem, *, status: int, retry_after: int | None = None) -> None:
+        super().__init__(words)
+        self.code, self.words, self.status, self.retry_after = code, words, status, retry_after
+
+    @property
+    def message(self) -> str:
+        """Why, in the language being spoken now."""
+        return str(self.words)
 
 
 def cross_site() -> Refused:
     """The refusal of a post from another site (or a page of this one that the browser
     opened from another): 403, and nothing changes."""
-    return Refused(ErrorCode.CROSS_SITE, "This form was sent from another site, so nothing was changed. "
-                   "Open the room's link and try again from there.", status=403)
+    return Refused(ErrorCode.CROSS_SITE, problem("cross_site"), status=403)
 
 
 def content_security_policy(host: str | None, *, docs: bool = False) -> str:

@@ -11,6 +11,7 @@ from app.api.deps import StorageDep
 from app.identity import is_match_id
 from app.rooms.errors import ErrorCode, RoomError
 from app.storage import MAX_PAGE, MAX_PER_PAGE, FinishedMatch
+from app.wording.errors import problem
 
 router = APIRouter(prefix="/api")
 
@@ -33,7 +34,7 @@ async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
     """The ``cucumber-match/1`` record of a finished match (404 for any other id, or text that is not an id)."""
     record = await asyncio.to_thread(storage.match_record, match_id) if is_match_id(match_id) else None
     if record is None:
-        raise RoomError(ErrorCode.NO_SUCH_MATCH, "no finished match has this id", status=404)
+        raise RoomError(ErrorCode.NO_SUCH_MATCH, problem("no_such_match"), status=404)
     return record
 
 

@@ -12,6 +12,7 @@ from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from, state_json
 from app.settings import Settings
+from app.wording.errors import problem
 
 router = APIRouter(prefix="/api")
 
@@ -76,5 +77,5 @@ async def room_state(code: str, registry: RegistryDep) -> dict[str, Any]:
 def _name(value: Any) -> str:
     """A name field as text; ``invalid_name`` (422) for anything else (the room checks the text)."""
     if not isinstance(value, str):
-        raise RoomError(ErrorCode.INVALID_NAME, "a name must be text", status=422)
+        raise RoomError(ErrorCode.INVALID_NAME, problem("name_not_text"), status=422)
     return value

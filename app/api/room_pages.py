@@ -13,6 +13,7 @@ from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
+from app.api.language import visitor_language
 from app.api.room_api import set_player_cookie
 from app.api.sockets import accept_room_socket, heartbeat_seconds, player_token_hash, serve
 from app.identity import hash_token
@@ -24,6 +25,7 @@ from app.rooms.room import Room
 from app.rooms.views import RoomView
 from app.rules_form import rules_from_form
 from app.settings import Settings
+from app.wording.language import language
 
 router = APIRouter()
 
@@ -147,13 +149,15 @@ class PageRenderer:
     def render(self, view: RoomView, shared: dict[Any, Any]) -> dict[str, str]:
         """Every live region of the table page for ``view``, by element id.
 
-        A region is rendered once per version for all viewers alike in what
-        it depends on (:data:`LIVE_REGIONS`), and kept in ``shared``.
+        A region is rendered once per version and language for all viewers
+        alike in what it depends on (:data:`LIVE_REGIONS`), and kept in
+        ``shared``; it is said in the language being spoken.
         """
         values = {**self.context, "view": view}
         regions = {}
+        spoken = language()
         for name, depends in LIVE_REGIONS.items():
-            key = (self.kind, name, depends(view))
+            key = (self.kind, name, spoken, depends(view))
             if key not in shared:
                 shared[key] = render_blocks("room.html", [name], values)
             regions[name] = shared[key]
@@ -187,9 +191,12 @@ def translate_page_message(message: dict[str, Any]) -> dict[str, Any]:
 
 @router.websocket("/r/{code}/ws", name="room_socket")
 async def room_socket(websocket: WebSocket, code: str, registry: RegistryDep, settings: SettingsDep) -> None:
-    """The table page's live connection: HTML regions out, form messages in."""
-    room = await accept_room_socket(websocket, code, registry, settings)
+    """The table page's live connection: HTML regions out, form messages in, in the visitor's language
+    (:func:`~app.api.language.visitor_language`, read once, at the handshake)."""
+    language = visitor_language(websocket)
+    room = await accept_room_socket(websocket, code, registry, settings, language)
     if room is None:
         return
     renderer = PageRenderer(live_context(websocket.app.url_path_for, settings.deal_pause_seconds))
-    await serve(websocket, room, settings, player_token_hash(websocket, room), renderer, adapt=translate_page_message)
+    await serve(websocket, room, settings, player_token_hash(websocket, room), renderer, adapt=translate_page_message,
+                language=language)

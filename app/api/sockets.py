@@ -23,7 +23,7 @@ from app.identity import hash_token
 from app.metrics import Metrics
 from app.rooms.connection import Connection, Renderer
 from app.rooms.credits import Credits, Verdict, allowances, kind_of
-from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.errors import ErrorCode, RoomError, Words
 from app.rooms.protocol import (
     AddBot,
     ClientMessage,
@@ -45,6 +45,8 @@ from app.rooms.protocol import (
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
 from app.settings import Settings
+from app.wording.errors import problem
+from app.wording.language import DEFAULT_LANGUAGE, speaking, supported
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -81,13 +83,13 @@ class WebSocketTransport:
 
 
 async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegistry,
-                             settings: Settings) -> Room | None:
+                             settings: Settings, language: str = DEFAULT_LANGUAGE) -> Room | None:
     """Accept a room's WebSocket handshake; ``None`` (and the socket closed) if it must not go on.
 
     A handshake from another site's Origin is refused (HTTP 403); one over the
     client's ``sockets`` limit is accepted, told ``rate_limited`` and closed
     (1008); for an unknown room the socket is accepted, told ``no_such_room``
-    and closed.
+    and closed. Refusals are said in ``language``.
     """
     if not origin_allowed(websocket, settings):
         await websocket.close(code=CLOSE_POLICY)
@@ -95,21 +97,24 @@ async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegi
     await websocket.accept()
     wait = await get_limiter(websocket).retry_after("sockets", client_address(websocket))
     if wait is not None:
-        await _refuse(websocket, ErrorCode.RATE_LIMITED,
-                      f"too many connections from your network; try again in {wait} s", CLOSE_POLICY)
+        await _refuse(websocket, ErrorCode.RATE_LIMITED, problem("sockets_limited", seconds=wait), CLOSE_POLICY,
+                      language)
         return None
     room = registry.get(code)
     if room is None:
-        await _refuse(websocket, ErrorCode.NO_SUCH_ROOM, "there is no room with this code", CLOSE_NO_ROOM)
+        await _refuse(websocket, ErrorCode.NO_SUCH_ROOM, problem("no_such_room"), CLOSE_NO_ROOM, language)
     elif len(room.connections) >= settings.max_connections_per_room:
-        await _refuse(websocket, ErrorCode.ROOM_CROWDED, "too many people are connected to this room", CLOSE_CROWDED)
+        await _refuse(websocket, ErrorCode.ROOM_CROWDED, problem("room_crowded"), CLOSE_CROWDED, language)
         return None
     return room
 
 
 @router.websocket("/api/rooms/{code}/ws")
 async def protocol_socket(websocket: WebSocket, code: str, registry: RegistryDep, settings: SettingsDep) -> None:
-    """The JSON protocol (docs/protocol.md): ``hello`` first, then actions; ``state``/``error`` back."""
+    """The JSON protocol (docs/protocol.md): ``hello`` first, then actions; ``state``/``error`` back.
+
+    Texts for people are in the ``hello``'s ``lang`` (English without one, and before it).
+    """
     room = await accept_room_socket(websocket, code, registry, settings)
     if room is None:
         return
@@ -117,23 +122,25 @@ async def protocol_socket(websocket: WebSocket, code: str, registry: RegistryDep
         frame = await asyncio.wait_for(_receive_frame(websocket), HELLO_TIMEOUT_SECONDS)
         hello = parse_message(frame, settings.max_message_bytes)
     except TimeoutError:
-        await _refuse(websocket, ErrorCode.BAD_REQUEST, "send hello first", CLOSE_POLICY)
+        await _refuse(websocket, ErrorCode.BAD_REQUEST, problem("hello_first"), CLOSE_POLICY)
         return
     except ProtocolError as error:
-        await _refuse(websocket, error.code, error.message, CLOSE_POLICY)
+        await _refuse(websocket, error.code, error.words, CLOSE_POLICY)
         return
     except WebSocketDisconnect:
         return
     if not isinstance(hello, Hello):
-        await _refuse(websocket, ErrorCode.BAD_REQUEST, 'the first message must be {"type": "hello"}', CLOSE_POLICY)
+        await _refuse(websocket, ErrorCode.BAD_REQUEST, problem("hello_expected", hello='{"type": "hello"}'),
+                      CLOSE_POLICY)
         return
+    language = supported(hello.lang) or DEFAULT_LANGUAGE
     token_hash = None
     if hello.token is not None:
         token_hash = hash_token(hello.token)
         if not room.lobby.knows(token_hash):
-            await _refuse(websocket, ErrorCode.UNKNOWN_TOKEN, "this token has no seat in this room", CLOSE_BAD_TOKEN)
+            await _refuse(websocket, ErrorCode.UNKNOWN_TOKEN, problem("unknown_token"), CLOSE_BAD_TOKEN, language)
             return
-    await serve(websocket, room, settings, token_hash, JsonRenderer())
+    await serve(websocket, room, settings, token_hash, JsonRenderer(), language=language)
 
 
 async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None:
@@ -161,22 +168,24 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None
         case Heartbeat():
             pass  # heard: ``serve`` keeps the connection for another while
         case Hello():
-            raise ProtocolError(ErrorCode.BAD_REQUEST, "already greeted")
+            raise ProtocolError(ErrorCode.BAD_REQUEST, problem("already_greeted"))
 
 
 async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None, renderer: Renderer,
-                *, adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+                *, adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                language: str = DEFAULT_LANGUAGE) -> None:
     """Attach an accepted socket to ``room`` and handle its frames until it closes.
 
     Each frame is parsed (size limit, typed message; ``adapt`` first turns the
     page's form fields into protocol fields), counted against the connection's
     allowance of its kind (:mod:`app.rooms.credits`) and dispatched; a refused
     message gets an error frame on this connection only. A connection far over
-    an allowance is told ``rate_limited`` and closed with 1008.
+    an allowance is told ``rate_limited`` and closed with 1008. Everything this
+    connection is sent is said in ``language``.
     """
     metrics = get_metrics(websocket)
     conn = Connection(token_hash=token_hash, renderer=renderer, socket=WebSocketTransport(websocket),
-                      queue_size=settings.send_queue_size)
+                      queue_size=settings.send_queue_size, language=language)
     credits = Credits(allowances(settings), settings.socket_close_after, time.monotonic())
     sender = conn.start()
     await room.attach(conn)
@@ -205,18 +214,17 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
             if verdict is Verdict.REFUSED:
                 continue
             if isinstance(message, ProtocolError):
-                _refuse_message(conn, metrics, message.code, message.message)
+                _refuse_message(conn, metrics, message.code, message.words)
                 continue
             if isinstance(message, Heartbeat):
                 silence = SILENT_BEATS * heartbeat_seconds(settings)
             try:
                 await dispatch(room, conn, message)
             except (ProtocolError, RoomError) as error:
-                _refuse_message(conn, metrics, error.code, error.message)
+                _refuse_message(conn, metrics, error.code, error.words)
             except Exception:  # a bug must cost this message, not the connection or the room
                 log.exception("room %s: a message failed", room.code)
-                _refuse_message(conn, metrics, ErrorCode.SERVER_ERROR,
-                                "the server could not handle that message; nothing changed")
+                _refuse_message(conn, metrics, ErrorCode.SERVER_ERROR, problem("server_error"))
     finally:
         conn.finish()
         await room.detach(conn, gone_since)
@@ -237,16 +245,16 @@ def _spend(conn: Connection, metrics: Metrics, credits: Credits, message: Client
     metrics.limit_hit(f"socket_{kind}")
     closing = verdict is Verdict.CLOSE
     _refuse_message(conn, metrics, ErrorCode.RATE_LIMITED,
-                    f"too many {kind} messages; nothing was done" + ("; closing" if closing else ", wait a moment"))
+                    problem("messages_limited_closing" if closing else "messages_limited"))
     if closing:
         conn.end(CLOSE_POLICY)
     return verdict
 
 
-def _refuse_message(conn: Connection, metrics: Metrics, code: ErrorCode, message: str) -> None:
-    """Tell ``conn`` its message was refused with ``code`` (and count it)."""
+def _refuse_message(conn: Connection, metrics: Metrics, code: ErrorCode, words: Words) -> None:
+    """Tell ``conn`` its message was refused with ``code``, ``words`` said in its language (and count it)."""
     metrics.message_refused(code)
-    conn.error(code, message)
+    conn.error(code, words)
 
 
 async def _receive_frame(websocket: WebSocket) -> str | bytes:
@@ -258,10 +266,13 @@ async def _receive_frame(websocket: WebSocket) -> str | bytes:
     return bytes(message.get("bytes") or b"")
 
 
-async def _refuse(websocket: WebSocket, code: ErrorCode, message: str, close_code: int) -> None:
+async def _refuse(websocket: WebSocket, code: ErrorCode, words: Words, close_code: int,
+                  language: str = DEFAULT_LANGUAGE) -> None:
     get_metrics(websocket).message_refused(code)
+    with speaking(language):
+        text = error_message(code, str(words))
     with contextlib.suppress(Exception):
-        await websocket.send_text(error_message(code, message))
+        await websocket.send_text(text)
     await _close_quietly(websocket, close_code)
 
 

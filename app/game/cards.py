@@ -41,7 +41,8 @@ class Card(int):
         card = _BY_CODE.get(text.strip().upper())
         if card is None:
             shown = text if len(text) <= 12 else text[:12] + "…"
-            raise InvalidCard(f"{shown!r} is not a card code (rank 2-9, T or 10, J, Q, K, A, then suit C, D, H or S)")
+            raise InvalidCard(f"{shown!r} is not a card code (rank 2-9, T or 10, J, Q, K, A, then suit C, D, H or S)",
+                              shown)
         return card
 
     @property

@@ -18,23 +18,36 @@ class GameError(Exception):
 
 
 class InvalidCard(GameError):
-    """Text that is not a card code (docs/rules.md §1)."""
+    """Text that is not a card code (docs/rules.md §1).
+
+    ``text`` is the text refused (cut to 12 characters and an ellipsis), or
+    ``None`` when what was refused was not text at all.
+    """
 
     code = "invalid_card"
+
+    def __init__(self, message: str, text: str | None = None) -> None:
+        super().__init__(message)
+        self.text = text
 
 
 class InvalidRules(GameError):
     """An unknown rules option or a value out of range (docs/rules.md §3).
 
     ``option`` names the offending option (``None`` when the rules object as a
-    whole is malformed, e.g. not a mapping).
+    whole is malformed, e.g. not a mapping), or ``"preset"`` for an unknown
+    preset; ``value`` is the value refused, when there is one
+    (``has_value`` says whether there is: a refused value may be ``None``).
     """
 
     code = "invalid_rules"
+    _NO_VALUE = object()
 
-    def __init__(self, message: str, option: str | None = None) -> None:
+    def __init__(self, message: str, option: str | None = None, *, value: object = _NO_VALUE) -> None:
         super().__init__(message)
         self.option = option
+        self.has_value = value is not InvalidRules._NO_VALUE
+        self.value = value if self.has_value else None
 
 
 class InvalidMatch(GameError):

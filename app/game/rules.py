@@ -60,10 +60,11 @@ class RuleOption:
         if self.allows(value):
             return
         if self.kind == CHOICE:
-            raise InvalidRules(f"{self.name} must be one of {', '.join(self.choices)}, not {value!r}", self.name)
+            raise InvalidRules(f"{self.name} must be one of {', '.join(self.choices)}, not {value!r}", self.name,
+                               value=value)
         words = "".join(f" or {word!r}" for word in self.choices)
         raise InvalidRules(f"{self.name} must be a whole number from {self.low} to {self.high}{words}, "
-                           f"not {value!r}", self.name)
+                           f"not {value!r}", self.name, value=value)
 
 
 OPTIONS: tuple[RuleOption, ...] = (
@@ -169,7 +170,8 @@ def preset(name: str) -> Rules:
     try:
         return PRESETS[name]
     except (KeyError, TypeError):
-        raise InvalidRules(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}", "preset") from None
+        raise InvalidRules(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}", "preset",
+                           value=name) from None
 
 
 def preset_name(rules: Rules) -> str | None:

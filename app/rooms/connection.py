@@ -13,6 +13,7 @@ import logging
 from typing import Any, Protocol
 
 from app.rooms.views import RoomView
+from app.wording.language import DEFAULT_LANGUAGE, speaking
 
 log = logging.getLogger(__name__)
 
@@ -58,12 +59,16 @@ class Connection:
 
     ``token_hash`` identifies the player (or host) behind it (``None`` for a
     spectator); ``renderer`` turns views into frames; ``socket`` carries them;
-    at most ``queue_size`` frames wait to be sent.
+    at most ``queue_size`` frames wait to be sent. ``language`` (a code of
+    :data:`app.wording.language.LANGUAGES`) is the language its viewer reads:
+    everything rendered for this connection is said in it.
     """
 
-    def __init__(self, *, token_hash: str | None, renderer: Renderer, socket: Socket, queue_size: int) -> None:
+    def __init__(self, *, token_hash: str | None, renderer: Renderer, socket: Socket, queue_size: int,
+                 language: str = DEFAULT_LANGUAGE) -> None:
         self.token_hash = token_hash
         self.renderer = renderer
+        self.language = language
         self._socket = socket
         self._outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
         self.dropped = False
@@ -105,9 +110,11 @@ class Connection:
             return False
         return True
 
-    def error(self, code: str, message: str) -> None:
-        """Queue a refused action's error for this connection only."""
-        self.offer(self.renderer.error(code, message))
+    def error(self, code: str, words: object) -> None:
+        """Queue a refused action's error for this connection only, ``words`` (anything ``str()``
+        turns into the reason) said in the connection's language."""
+        with speaking(self.language):
+            self.offer(self.renderer.error(code, str(words)))
 
     def abort(self) -> None:
         """Drop the connection now (e.g. its state could not be rendered); the socket closes with 1011."""

@@ -17,7 +17,7 @@ from app.game.summary import DealSummary, summarize_deal
 from app.identity import new_match_id
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore, StorageUnavailable
-from app.wording import error_message
+from app.wording.errors import EngineProblem, problem
 
 
 class CurrentMatch:
@@ -57,12 +57,12 @@ class CurrentMatch:
     async def play(self, seat: int, card: str) -> None:
         """``seat`` plays ``card`` (a card code); refused with the engine's code (``invalid_card`` 422, else 409)."""
         if self.match is None or self.match_id is None:
-            raise RoomError(ErrorCode.MATCH_NOT_STARTED, "the match has not started")
+            raise RoomError(ErrorCode.MATCH_NOT_STARTED, problem("match_not_started"))
         try:
             match, events = play(self.match, card, seat)
         except GameError as error:
             status = 422 if error.code == ErrorCode.INVALID_CARD else 409
-            raise RoomError(ErrorCode(error.code), error_message(error), status=status) from None
+            raise RoomError(ErrorCode(error.code), EngineProblem(error), status=status) from None
         played = events[0]
         assert isinstance(played, CardPlayed)  # a play's first event is always the card played
         await self._store.record_play(match_id=self.match_id, before=self.match, card=played.card.code)

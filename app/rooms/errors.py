@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from app.wording.errors import EngineProblem, Problem
+
 
 class ErrorCode(StrEnum):
     """Every ``error.code`` a client can receive, HTTP or WebSocket."""
@@ -50,15 +52,26 @@ class ErrorCode(StrEnum):
     SERVER_ERROR = "server_error"
 
 
-class RoomError(Exception):
-    """Something the server refuses: ``code`` is stable, ``message`` is for people.
+Words = Problem | EngineProblem
+"""Why, to be put in words when someone reads it (``str()``), in the language they read."""
 
-    ``status`` is the HTTP status an HTTP route answers with (409 by default:
-    the request does not fit the room's state).
+
+class RoomError(Exception):
+    """Something the server refuses: ``code`` is stable, ``words`` say why for people.
+
+    ``message`` is ``words`` in the language being spoken where it is read
+    (a page's, a connection's), not where the error was raised. ``status``
+    is the HTTP status an HTTP route answers with (409 by default: the
+    request does not fit the room's state).
     """
 
-    def __init__(self, code: ErrorCode, message: str, status: int = 409) -> None:
-        super().__init__(message)
+    def __init__(self, code: ErrorCode, words: Words, status: int = 409) -> None:
+        super().__init__(words)
         self.code = code
-        self.message = message
+        self.words = words
         self.status = status
+
+    @property
+    def message(self) -> str:
+        """Why, in the language being spoken now."""
+        return str(self.words)

@@ -17,6 +17,8 @@ from app.game.rules import Rules
 from app.identity import hash_token, new_token
 from app.names import InvalidName, clean_name, same_name
 from app.rooms.errors import ErrorCode, RoomError
+from app.wording.errors import problem
+from app.wording.players import stored_bot_name
 
 __all__ = ["MAX_SEATS", "MIN_SEATS", "Lobby", "Seat", "seat_of"]
 
@@ -66,19 +68,19 @@ class Lobby:
     def require_host(self, token_hash: str | None) -> None:
         """Refuse with ``not_host`` (403) unless ``token_hash`` is the host's."""
         if not self.is_host(token_hash):
-            raise RoomError(ErrorCode.NOT_HOST, "only the host can do that", status=403)
+            raise RoomError(ErrorCode.NOT_HOST, problem("not_host"), status=403)
 
     def require_seat(self, token_hash: str | None) -> int:
         """The seat of ``token_hash``'s person; ``not_seated`` (403) when they have none."""
         seat = self.seat_of(token_hash)
         if seat is None:
-            raise RoomError(ErrorCode.NOT_SEATED, "only seated players can do that; take a seat first", status=403)
+            raise RoomError(ErrorCode.NOT_SEATED, problem("not_seated"), status=403)
         return seat
 
     def check_seat(self, index: int) -> int:
         """``index`` if it names a seat; ``bad_request`` (422) otherwise."""
         if not 0 <= index < len(self.seats):
-            raise RoomError(ErrorCode.BAD_REQUEST, "no such seat", status=422)
+            raise RoomError(ErrorCode.BAD_REQUEST, problem("no_such_seat"), status=422)
         return index
 
     def joined(self, raw_name: str) -> tuple[Lobby, str]:
@@ -90,11 +92,11 @@ class Lobby:
         try:
             name = clean_name(raw_name)
         except InvalidName as error:
-            raise RoomError(ErrorCode.INVALID_NAME, str(error), status=422) from None
+            raise RoomError(ErrorCode.INVALID_NAME, problem(error.reason, **error.facts), status=422) from None
         taken = next((seat.name for seat in self.seats if same_name(name, seat.name)), None)
         if taken is not None:
-            raise RoomError(ErrorCode.NAME_TAKEN, f"someone here is already called {taken}; choose another name")
-        self._require_room("; you can watch")
+            raise RoomError(ErrorCode.NAME_TAKEN, problem("name_taken", name=taken))
+        self._require_room(watch=True)
         token = new_token()
         token_hash = hash_token(token)
         return replace(self, seats=(*self.seats, Seat(name, token_hash)), host=self.host or token_hash), token
@@ -108,16 +110,16 @@ class Lobby:
         self._require_room()
         taken = {seat.name.casefold() for seat in self.seats}
         number = next(n for n in range(1, MAX_SEATS + 2) if f"{strength} bot {n}".casefold() not in taken)
-        return replace(self, seats=(*self.seats, Seat(f"{strength.capitalize()} bot {number}", None, bot=strength)))
+        return replace(self, seats=(*self.seats, Seat(stored_bot_name(strength, number), None, bot=strength)))
 
     def with_seat_to_bot(self, index: int, strength: str) -> Lobby:
         """Seat ``index``'s person replaced by a bot of ``strength`` under the same name, for good."""
         if self.seats[index].is_bot:
-            raise RoomError(ErrorCode.BAD_REQUEST, "a bot already plays this seat", status=422)
+            raise RoomError(ErrorCode.BAD_REQUEST, problem("seat_is_bot"), status=422)
         seats = list(self.seats)
         seats[index] = Seat(seats[index].name, None, bot=strength)
         return replace(self, seats=tuple(seats))
 
-    def _require_room(self, hint: str = "") -> None:
+    def _require_room(self, *, watch: bool = False) -> None:
         if len(self.seats) >= MAX_SEATS:
-            raise RoomError(ErrorCode.ROOM_FULL, f"all {MAX_SEATS} seats are taken{hint}")
+            raise RoomError(ErrorCode.ROOM_FULL, problem("room_full_watch" if watch else "room_full", count=MAX_SEATS))

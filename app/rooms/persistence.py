@@ -25,6 +25,7 @@ from app.game.standings import placings
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby
 from app.storage import SeatRecord, Storage, StorageError
+from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -39,8 +40,7 @@ class StorageUnavailable(RoomError):
     """A write the room needed did not happen; the action is refused (503) and nothing changed."""
 
     def __init__(self) -> None:
-        super().__init__(ErrorCode.STORAGE_UNAVAILABLE, "the game could not be saved (database unavailable); "
-                         "nothing changed, try again in a moment", status=503)
+        super().__init__(ErrorCode.STORAGE_UNAVAILABLE, problem("storage_unavailable"), status=503)
 
 
 class StorageObserver(Protocol):

@@ -26,15 +26,26 @@ from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.schedule import CLOCK_RANGE
 from app.rooms.views import RoomView
 from app.wording import unplayable
+from app.wording.errors import EngineProblem, Problem, problem
+from app.wording.language import language
 
 
 class ProtocolError(Exception):
-    """A frame that is not a message: too large, not JSON, not an object, unknown type or bad fields."""
+    """A frame that is not a message: too large, not JSON, not an object, unknown type or bad fields.
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
+    As :class:`~app.rooms.errors.RoomError`: a stable ``code``, and ``words``
+    said as ``message`` in the language of whoever reads it.
+    """
+
+    def __init__(self, code: ErrorCode, words: Problem) -> None:
+        super().__init__(words)
         self.code = code
-        self.message = message
+        self.words = words
+
+    @property
+    def message(self) -> str:
+        """Why, in the language being spoken now."""
+        return str(self.words)
 
 
 # ---------------------------------------------------------------------- client → server
@@ -44,15 +55,21 @@ class _Message(BaseModel):
     """A client message; fields a message does not know are ignored (the page sends a few)."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
-    refusals: ClassVar[dict[str, tuple[ErrorCode, str]]] = {}
+    refusals: ClassVar[dict[str, tuple[ErrorCode, Problem]]] = {}
     """For a field whose value is wrong: the error code and message to answer with."""
 
 
 class Hello(_Message):
-    """The first message on the JSON socket: ``token`` for a player, none for a spectator."""
+    """The first message on the JSON socket: ``token`` for a player, none for a spectator.
+
+    ``lang`` asks for the texts meant for people (error messages, the rules
+    and deal sentences, the reasons a card cannot be played) in a language
+    (``"da"``, ``"sv-FI"``…); English when absent or not spoken here.
+    """
 
     type: Literal["hello"]
     token: StrictStr | None = None
+    lang: StrictStr | None = None
 
 
 class Play(_Message):
@@ -67,10 +84,10 @@ class Play(_Message):
     match: StrictStr | None = None
     deal: StrictInt | None = None
     played: StrictInt | None = None
-    refusals = {"card": (ErrorCode.INVALID_CARD, "a card must be a card code such as 9C"),
-                "match": (ErrorCode.BAD_REQUEST, "match is the state's match_id"),
-                "deal": (ErrorCode.BAD_REQUEST, "deal and played are whole numbers"),
-                "played": (ErrorCode.BAD_REQUEST, "deal and played are whole numbers")}
+    refusals = {"card": (ErrorCode.INVALID_CARD, problem("card_code")),
+                "match": (ErrorCode.BAD_REQUEST, problem("match_field")),
+                "deal": (ErrorCode.BAD_REQUEST, problem("moment_fields")),
+                "played": (ErrorCode.BAD_REQUEST, problem("moment_fields"))}
 
     @property
     def moment(self) -> tuple[int | None, int | None] | None:
@@ -102,8 +119,8 @@ class SetRules(_Message):
         return rules_from(self.preset, self.rules)
 
 
-_SEAT_REFUSAL = (ErrorCode.BAD_REQUEST, "no such seat")
-_STRENGTH_REFUSAL = (ErrorCode.BAD_REQUEST, f"a bot is {', '.join(BotStrength)}")
+_SEAT_REFUSAL = (ErrorCode.BAD_REQUEST, problem("no_such_seat"))
+_STRENGTH_REFUSAL = (ErrorCode.BAD_REQUEST, problem("bot_strength", strengths=", ".join(BotStrength)))
 
 
 class AddBot(_Message):
@@ -142,8 +159,7 @@ class SetClock(_Message):
 
     type: Literal["set_clock"]
     seconds: int | None = None
-    refusals = {"seconds": (ErrorCode.BAD_REQUEST,
-                            f"the turn clock is off or {CLOCK_RANGE[0]} to {CLOCK_RANGE[1]} seconds")}
+    refusals = {"seconds": (ErrorCode.BAD_REQUEST, problem("clock_range", low=CLOCK_RANGE[0], high=CLOCK_RANGE[1]))}
 
     @field_validator("seconds", mode="before")
     @classmethod
@@ -189,32 +205,33 @@ def parse_message(frame: str | bytes | None, limit: int,
         data = adapt(data)
     kind = data.get("type")
     if not isinstance(kind, str):
-        raise ProtocolError(ErrorCode.BAD_REQUEST, 'a message needs a "type"')
+        raise ProtocolError(ErrorCode.BAD_REQUEST, problem("needs_type"))
     model = _BY_TYPE.get(kind)
     if model is None:
-        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}")
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, problem("unknown_type", kind=repr(kind[:40])))
     try:
         return _MESSAGES.validate_python(data)
     except ValidationError as error:
         field = next((str(problem["loc"][1]) for problem in error.errors() if len(problem["loc"]) > 1), "")
-        code, message = model.refusals.get(field, (ErrorCode.BAD_REQUEST, f"bad field {field!r} in {kind!r}"))
-        raise ProtocolError(code, message) from None
+        code, words = model.refusals.get(field, (ErrorCode.BAD_REQUEST,
+                                                 problem("bad_field", field=repr(field), kind=repr(kind))))
+        raise ProtocolError(code, words) from None
 
 
 def _json_object(frame: str | bytes | None, limit: int) -> dict[str, Any]:
     if frame is None:
-        raise ProtocolError(ErrorCode.MALFORMED, "empty message")
+        raise ProtocolError(ErrorCode.MALFORMED, problem("empty_message"))
     size = len(frame) if isinstance(frame, bytes) else len(frame.encode("utf-8", "surrogatepass"))
     if size > limit:
-        raise ProtocolError(ErrorCode.TOO_LARGE, f"a message may have at most {limit} bytes")
+        raise ProtocolError(ErrorCode.TOO_LARGE, problem("too_large", count=limit))
     if isinstance(frame, bytes):
-        raise ProtocolError(ErrorCode.MALFORMED, "messages must be JSON text, not binary")
+        raise ProtocolError(ErrorCode.MALFORMED, problem("binary_message"))
     try:
         data = json.loads(frame)
     except (json.JSONDecodeError, RecursionError):
-        raise ProtocolError(ErrorCode.MALFORMED, "a message must be a JSON object") from None
+        raise ProtocolError(ErrorCode.MALFORMED, problem("not_an_object")) from None
     if not isinstance(data, dict):
-        raise ProtocolError(ErrorCode.MALFORMED, "a message must be a JSON object")
+        raise ProtocolError(ErrorCode.MALFORMED, problem("not_an_object"))
     return data
 
 
@@ -231,9 +248,9 @@ def rules_from(preset_name: Any, options: Any) -> Rules:
             raise InvalidRules("rules must be an object of options")
         return Rules.from_dict({**base.to_dict(), **options})
     except InvalidRules as error:
-        raise RoomError(ErrorCode.INVALID_RULES, str(error), status=422) from None
+        raise RoomError(ErrorCode.INVALID_RULES, EngineProblem(error), status=422) from None
     except TypeError as error:
-        raise RoomError(ErrorCode.INVALID_RULES, f"bad rules: {error}", status=422) from None
+        raise RoomError(ErrorCode.INVALID_RULES, problem("bad_rules", detail=str(error)), status=422) from None
 
 
 # ---------------------------------------------------------------------- server → client
@@ -325,19 +342,21 @@ def error_message(code: str, message: str) -> str:
 class JsonRenderer:
     """How a JSON-protocol client sees the room: a whole ``state`` frame per version.
 
-    The public part of the frame is encoded once per version and shared by
-    every viewer; only ``you`` is encoded per viewer.
+    The public part of the frame is encoded once per version and language
+    and shared by every viewer who reads it; only ``you`` is encoded per
+    viewer. Its texts are in the language being spoken as it renders.
     """
 
     kind = "json"
 
     def render(self, view: RoomView, shared: dict[Any, Any]) -> str:
         """The ``state`` frame for ``view`` (the same text :func:`state_message` gives)."""
-        head = shared.get(self.kind)
+        key = (self.kind, language())
+        head = shared.get(key)
         if head is None:
             whole = _compact({"type": "state", "version": view.version, "state": {**public_state_json(view),
                                                                                  "you": None}})
-            head = shared[self.kind] = whole[:-len(',"you":null}}')]
+            head = shared[key] = whole[:-len(',"you":null}}')]
         return f'{head},"you":{_compact(you_json(view))}}}}}'
 
     def frame(self, payload: str, *, whole: bool = False) -> str:

@@ -26,6 +26,7 @@ from app.rooms.retention import RoomFacts, is_unused
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.settings import Settings
+from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +56,7 @@ class RoomRegistry:
         name or when the room cannot be stored (nothing is kept then).
         """
         if len(self.rooms) >= self.settings.max_rooms:
-            raise RoomError(ErrorCode.SERVER_FULL, "this server has as many tables as it can hold; try again later",
-                            status=503)
+            raise RoomError(ErrorCode.SERVER_FULL, problem("server_full"), status=503)
         room = self._new_room(new_room_code(set(self.rooms)), rules)
         self.rooms[room.code] = room
         try:
@@ -74,7 +74,7 @@ class RoomRegistry:
         """The live room with this code; :class:`RoomError` (404) when there is none."""
         room = self.get(code)
         if room is None:
-            raise RoomError(ErrorCode.NO_SUCH_ROOM, "there is no room with this code (it may have closed)", status=404)
+            raise RoomError(ErrorCode.NO_SUCH_ROOM, problem("no_such_room"), status=404)
         return room
 
     async def restore(self) -> int:

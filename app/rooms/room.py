@@ -42,6 +42,7 @@ from app.rooms.schedule import (
 )
 from app.rooms.timer import TimedAction, Timer
 from app.rooms.views import RoomView, Table, room_view
+from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +141,7 @@ class Room:
         """
         async with self.lock:
             lobby, token = self.lobby.joined(name)
-            self._require_no_match("the match has started; you can watch it")
+            self._require_no_match("match_watch")
             await self._save(lobby)
             self.presence.gone_from([lobby.seats[-1].token_hash], self._clock())
             self._changed()
@@ -158,7 +159,7 @@ class Room:
             await self._remove(self.lobby.check_seat(seat))
 
     async def _remove(self, seat: int) -> None:
-        self._require_no_match("seats cannot change during a match")
+        self._require_no_match("seats_fixed")
         removed = self.seats[seat]
         await self._save(self.lobby.without(seat))
         if self.phase == "finished":
@@ -170,7 +171,7 @@ class Room:
         """The host seats a bot of ``strength`` (``easy``/``normal``/``hard``); returns its seat."""
         async with self.lock:
             self.lobby.require_host(token_hash)
-            self._require_no_match("seats cannot change during a match")
+            self._require_no_match("seats_fixed")
             await self._save(self.lobby.with_bot(strength))
             self._changed()
             return len(self.seats) - 1
@@ -186,18 +187,17 @@ class Room:
             index = self.lobby.check_seat(seat)
             lobby = self.lobby.with_seat_to_bot(index, strength)
             if index not in self._away:
-                raise RoomError(ErrorCode.PLAYER_PRESENT, f"{self.seats[index].name} is here or only just left; "
-                                "a seat goes to a bot only once its player has been away a while")
+                raise RoomError(ErrorCode.PLAYER_PRESENT, problem("player_present", name=self.seats[index].name))
             await self._save(lobby)
             self._changed()
 
     async def set_rules(self, token_hash: str | None, rules: Rules) -> None:
         """The host changes the rules before a match starts."""
-        await self._set(token_hash, "the rules cannot change during a match", rules=rules)
+        await self._set(token_hash, "rules_fixed", rules=rules)
 
     async def set_clock(self, token_hash: str | None, seconds: int | None) -> None:
         """The host sets the turn clock (seconds per turn) or turns it off (``None``)."""
-        await self._set(token_hash, "the turn clock cannot change during a match", turn_seconds=seconds)
+        await self._set(token_hash, "clock_fixed", turn_seconds=seconds)
 
     async def _set(self, token_hash: str | None, refusal: str, **change: Any) -> None:
         async with self.lock:
@@ -212,9 +212,10 @@ class Room:
         """The host starts a match (or a new one after the last) with everyone seated (2–7)."""
         async with self.lock:
             self.lobby.require_host(token_hash)
-            self._require_no_match("a match is already being played")
+            self._require_no_match("match_running")
             if not MIN_SEATS <= len(self.seats) <= MAX_SEATS:
-                raise RoomError(ErrorCode.NOT_ENOUGH_PLAYERS, f"a match needs {MIN_SEATS} to {MAX_SEATS} players")
+                raise RoomError(ErrorCode.NOT_ENOUGH_PLAYERS,
+                                problem("not_enough_players", low=MIN_SEATS, high=MAX_SEATS))
             await self.current.start([seat.name for seat in self.seats], self.lobby.rules, self._rng)
             self._changed()
 
@@ -231,8 +232,7 @@ class Room:
             seat = self.lobby.require_seat(token_hash)
             if self.match is not None and ((moment is not None and moment != moment_of(self.match))
                                            or (match_id is not None and match_id != self.current.match_id)):
-                raise RoomError(ErrorCode.STALE_PLAY,
-                                "the table has moved on since you chose that card; nothing was played")
+                raise RoomError(ErrorCode.STALE_PLAY, problem("stale_play"))
             await self.current.play(seat, card)
             self._changed()
 
@@ -303,9 +303,9 @@ class Room:
 
     # ------------------------------------------------------------------ helpers
 
-    def _require_no_match(self, message: str) -> None:
+    def _require_no_match(self, reason: str) -> None:
         if self.phase == "playing":
-            raise RoomError(ErrorCode.MATCH_STARTED, message)
+            raise RoomError(ErrorCode.MATCH_STARTED, problem(reason))
 
     async def _save(self, lobby: Lobby) -> None:
         """Store the room with ``lobby``, then make it the room's (refused, nothing changed, if storage fails)."""

@@ -87,6 +87,13 @@ class RoomView:
         return deal_sentences(self.summary, [seat.name for seat in self.seats])
 
     @property
+    def winner_names(self) -> list[str]:
+        """The names of the players who won the match, in seat order (empty until it is over)."""
+        if self.match is None:
+            return []
+        return [self.seats[seat].name for seat in self.match.winners]
+
+    @property
     def turn(self) -> int | None:
         """The seat to play, or ``None``."""
         return self.match.turn if self.match is not None and self.phase == "playing" else None

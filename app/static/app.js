@@ -17,6 +17,10 @@
   }
   applyVars();
 
+  // The page's words, in its language (a JSON block the server writes into every page).
+  var wordsBox = document.getElementById("page-words");
+  var words = wordsBox ? JSON.parse(wordsBox.textContent) : {};
+
   var baseTitle = document.title;
   var socket = null;
   var before = null;
@@ -157,23 +161,23 @@
     var status = document.getElementById("status");
     if (!status) return;
     var mine = status.dataset.phase === "playing" && status.dataset.turn !== "" && status.dataset.turn === status.dataset.you;
-    document.title = (mine ? "● Your turn · " : "") + baseTitle;
+    document.title = (mine ? "● " + words.your_turn + " · " : "") + baseTitle;
   }
 
   document.addEventListener("htmx:wsOpen", function (event) {
     socket = event.detail.socketWrapper;
-    setConnection("live", "open");
+    setConnection(words.live, "open");
     // At once, even from a hidden page: from its first beat on, the server counts a page gone once it
     // falls silent, so a page reconnected while hidden is not counted present for long.
     beat();
   });
   document.addEventListener("htmx:wsClose", function (event) {
     if (event.detail.event.target !== current) return;  // a socket already replaced by a newer one
-    setConnection("reconnecting…", "closed");
+    setConnection(words.reconnecting, "closed");
     if (event.detail.event.code === CLOSE_SILENT) reopen();
   });
   document.addEventListener("htmx:wsConnecting", function () {
-    setConnection("connecting…", "connecting");
+    setConnection(words.connecting, "connecting");
   });
   document.addEventListener("htmx:wsBeforeSend", function (event) {
     flash("");
@@ -209,7 +213,7 @@
   // Without a network the socket may look open for a long time: say so, and once the
   // network is back start a fresh connection, which brings the whole table again.
   window.addEventListener("offline", function () {
-    setConnection("offline", "closed");
+    setConnection(words.offline, "closed");
   });
   window.addEventListener("online", function () {
     if (socket && !retryPending && visible()) socket.reconnect();
@@ -220,10 +224,10 @@
     if (copy) {
       var url = copy.dataset.url;
       var done = function () {
-        copy.textContent = "Copied!";
-        setTimeout(function () { copy.textContent = "Copy link"; }, 2000);
+        copy.textContent = words.copied;
+        setTimeout(function () { copy.textContent = words.copy_link; }, 2000);
       };
-      var ask = function () { window.prompt("Copy this link and send it to the other players:", url); };
+      var ask = function () { window.prompt(words.copy_prompt, url); };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(url).then(done, ask);
       } else {
@@ -232,7 +236,7 @@
       return;
     }
     var card = event.target.closest(".card-button[aria-disabled='true']");
-    if (card) flash(card.dataset.reason || "You cannot play this card now.", "info");
+    if (card) flash(card.dataset.reason || words.cannot_play, "info");
   });
 
   showTurnInTitle();

@@ -6,6 +6,12 @@
   if (!root) return;
   var data = JSON.parse(document.getElementById("replay-data").textContent);
   var faces = data.cards; // code -> {rank, suit, name}: corner label, suit symbol, name to read out
+  var words = JSON.parse(document.getElementById("replay-words").textContent); // in the page's language
+
+  // A sentence of ``words`` with its {named} parts filled in.
+  function say(word, facts) {
+    return words[word].replace(/\{(\w+)\}/g, function (all, name) { return String(facts[name]); });
+  }
   var deal = 0, trick = 0; // trick: how many tricks of the deal are shown as played (0 = hands as dealt)
 
   // The same card face as the table's: rank and suit in the corner, named for screen readers.
@@ -15,7 +21,7 @@
     card.className = "card small " + (red ? "red" : "black") + (played ? " gone" : "");
     card.dataset.card = code;
     card.setAttribute("role", "img");
-    card.setAttribute("aria-label", faces[code].name + (played ? ", played" : ""));
+    card.setAttribute("aria-label", played ? say("played", { card: faces[code].name }) : faces[code].name);
     var corner = document.createElement("span");
     corner.className = "corner";
     var rank = document.createElement("span");
@@ -32,12 +38,12 @@
 
   function render() {
     var d = data.deals[deal];
-    if (!d) { root.querySelector(".replay-position").textContent = "No deals."; return; }
+    if (!d) { root.querySelector(".replay-position").textContent = words.no_deals; return; }
     var shown = {};
     for (var t = 0; t < trick; t++) d.tricks[t].plays.forEach(function (p) { shown[p[1]] = true; });
-    root.querySelector(".replay-position").textContent =
-      "Deal " + d.number + " of " + data.deals.length + " · dealer " + data.players[d.dealer] +
-      " · " + (trick === 0 ? "hands as dealt" : "after trick " + trick + " of " + d.tricks.length);
+    root.querySelector(".replay-position").textContent = say(trick === 0 ? "position_dealt" : "position_after", {
+      deal: d.number, deals: data.deals.length, dealer: data.players[d.dealer], trick: trick, tricks: d.tricks.length
+    });
     var hands = root.querySelector(".replay-hands");
     hands.textContent = "";
     d.hands.forEach(function (hand, seat) {
@@ -46,7 +52,7 @@
       row.className = "replay-hand";
       var name = document.createElement("span");
       name.className = "name";
-      name.textContent = data.players[seat] + (seat === d.dealer ? " (dealer)" : "");
+      name.textContent = seat === d.dealer ? say("dealer", { name: data.players[seat] }) : data.players[seat];
       row.appendChild(name);
       hand.forEach(function (code) { row.appendChild(cardHtml(code, !!shown[code])); });
       hands.appendChild(row);
@@ -56,7 +62,7 @@
     if (trick > 0) {
       var current = d.tricks[trick - 1];
       var title = document.createElement("p");
-      title.textContent = "Trick " + trick + ": won by " + (current.winner >= 0 ? data.players[current.winner] : "—");
+      title.textContent = say("won_by", { trick: trick, name: current.winner >= 0 ? data.players[current.winner] : "—" });
       box.appendChild(title);
       current.plays.forEach(function (p) {
         var item = document.createElement("span");

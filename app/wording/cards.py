@@ -7,14 +7,27 @@ it is shown (``10♥``) and named (``Ten of hearts``).
 from __future__ import annotations
 
 from app.game.cards import DECK, SUIT_CHARS, Card
-from app.wording.language import noted, say
+from app.wording.language import noted, noted_in, say, say_in
 
-RANK_LABELS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", noted("J"), noted("Q"), noted("K"), noted("A"))
+RANK_LABELS = (
+    "2", "3", "4", "5", "6", "7", "8", "9", "10",
+    # Translators: the corner label of a jack, as printed on the cards players know (at most 2 letters).
+    noted_in("card corner", "J"),
+    # Translators: the corner label of a queen, as printed on the cards players know (at most 2 letters).
+    noted_in("card corner", "Q"),
+    # Translators: the corner label of a king, as printed on the cards players know (at most 2 letters).
+    noted_in("card corner", "K"),
+    # Translators: the corner label of an ace, as printed on the cards players know (at most 2 letters).
+    noted_in("card corner", "A"),
+)
 """The label in a card's corner for each rank, 2 to ace."""
 
+# Translators: the ranks and suits are only ever said together, in "{rank} of {suit}", to name a card
+# to a screen reader: write each as it stands in your language's card name (capitalised or not).
 RANK_NAMES = (noted("Two"), noted("Three"), noted("Four"), noted("Five"), noted("Six"), noted("Seven"),
               noted("Eight"), noted("Nine"), noted("Ten"), noted("Jack"), noted("Queen"), noted("King"),
               noted("Ace"))
+# Translators: a suit as it stands in a card's name, "{rank} of {suit}" (capitalised or not).
 SUIT_NAMES = (noted("clubs"), noted("diamonds"), noted("hearts"), noted("spades"))
 SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
 """The suits in code order (``C``, ``D``, ``H``, ``S``)."""
@@ -22,7 +35,7 @@ SUIT_SYMBOLS = ("♣", "♦", "♥", "♠")
 
 def rank_label(rank: int) -> str:
     """The label of a rank (2–14) as printed on cards: ``10`` → ``"10"``, ``11`` → ``"J"``, ``14`` → ``"A"``."""
-    return say(RANK_LABELS[rank - 2])
+    return say_in("card corner", RANK_LABELS[rank - 2])
 
 
 def suit_symbol(card: Card) -> str:
@@ -38,6 +51,7 @@ def card_symbol(card: Card) -> str:
 def card_name(card: Card) -> str:
     """A card's name in words, for screen readers: ``TH`` → ``"Ten of hearts"``."""
     suit = SUIT_CHARS.index(card.suit)
+    # Translators: a card's name for screen readers, e.g. "Ten of hearts"; put rank and suit in your order.
     return say("{rank} of {suit}", rank=say(RANK_NAMES[card.rank - 2]), suit=say(SUIT_NAMES[suit]))
 
 

@@ -12,6 +12,7 @@ from app.game.summary import DealSummary
 from app.wording.cards import card_symbol
 from app.wording.counts import lives_left, points
 from app.wording.language import both, say, say_count
+from app.wording.players import player_name
 
 
 def deal_sentences(summary: DealSummary, names: Sequence[str]) -> list[str]:
@@ -22,8 +23,10 @@ def deal_sentences(summary: DealSummary, names: Sequence[str]) -> list[str]:
     is not the taker's own card, as under inverse cucumber or a tie that all
     pay); each life lost with the lives left and the new total; each
     elimination and reinstatement; the winners, when the match ended.
+    Names are shown as :func:`~app.wording.players.player_name` shows them.
     Raises ``IndexError`` when a seat has no name.
     """
+    names = [player_name(name) for name in names]
     lines = [say("{name} took the last trick with {card}.",
                  name=names[summary.trick_winner], card=card_symbol(summary.card))]
     for seat, paid, card, total in summary.penalties:

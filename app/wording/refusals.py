@@ -10,6 +10,7 @@ from app.game.errors import GameError
 from app.game.refusals import IllegalMove, Refusal
 from app.wording.cards import rank_label
 from app.wording.language import either, noted, say
+from app.wording.players import player_name
 
 REFUSALS = {
     "match_over": noted("the match is over"),
@@ -61,6 +62,7 @@ def error_message(error: GameError) -> str:
 
 
 def _say(message: str, reason: Refusal) -> str:
-    return say(message, player=reason.player, card=reason.card.code if reason.card is not None else "",
+    return say(message, player=player_name(reason.player or ""),
+               card=reason.card.code if reason.card is not None else "",
                rank=rank_label(reason.highest.rank) if reason.highest is not None else "",
                lowest=either([card.code for card in reason.lowest]))

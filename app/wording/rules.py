@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from app.game.rules import Rules
 from app.wording.counts import lives, points
-from app.wording.language import noted, say, say_count
+from app.wording.language import noted, noted_in, say, say_count, say_in
 
 FOLLOW = {
     "match_or_lowest": noted("Follow with a card at least as high as the highest in the trick, "
@@ -43,6 +43,14 @@ PRESETS = {
 }
 """What each preset of :data:`app.game.rules.PRESETS` is, in a line."""
 
+PRESET_NAMES = {
+    "agurk": noted_in("preset", "agurk"),
+    "gurka": noted_in("preset", "gurka"),
+    "parlett": noted_in("preset", "parlett"),
+    "quick": noted_in("preset", "quick"),
+}
+"""The short name of each preset, as the table and the match list show it."""
+
 
 OPTION_LABELS = {
     "hand_size": noted("Cards each"),
@@ -71,6 +79,13 @@ VALUE_LABELS = {
     ("match_length", "elimination"): noted("until one player is left"),
 }
 """The rules form's label of a value, where it is more than the value itself."""
+
+
+def game_name() -> str:
+    """The game's name as the reader's players call it: ``"Cucumber"`` in English, ``"Agurk"`` in Danish."""
+    # Translators: the game's name as players of your language call it (Danish "Agurk", Swedish "Gurka");
+    # keep "Cucumber" where that is what they say.
+    return say("Cucumber")
 
 
 def option_label(name: str) -> str:
@@ -125,6 +140,16 @@ def describe_rules(rules: Rules) -> list[str]:
     else:
         lines.append(say("The last player left in wins."))
     return lines
+
+
+def preset_label(name: str | None) -> str:
+    """A preset's short name as shown (``"quick"`` in English), or ``"custom"`` for ``None`` (rules of no preset).
+
+    Raises ``KeyError`` for a name outside :data:`app.game.rules.PRESETS`.
+    """
+    if name is None:
+        return say("custom")
+    return say_in("preset", PRESET_NAMES[name])
 
 
 def describe_preset(name: str) -> str:

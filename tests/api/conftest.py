@@ -55,7 +55,7 @@ def client(make_client: Callable[..., TestClient]) -> TestClient:
 class Peer:
     """One JSON-protocol connection: sends messages, keeps every message it receives."""
 
-    def __init__(self, client: TestClient, code: str, token: str | None = None) -> None:
+    def __init__(self, client: TestClient, code: str, token: str | None = None, lang: str | None = None) -> None:
         self._context = client.websocket_connect(f"/api/rooms/{code}/ws")
         self.socket = self._context.__enter__()
         self.closed = False
@@ -65,7 +65,8 @@ class Peer:
         self.received: list[dict[str, Any]] = []
         self.state: dict[str, Any] | None = None
         self.version = -1
-        self.send({"type": "hello", "token": token} if token else {"type": "hello"})
+        hello = {"type": "hello", "token": token} if token else {"type": "hello"}
+        self.send({**hello, "lang": lang} if lang else hello)
         self.next_state()
 
     def send(self, message: dict[str, Any]) -> None:

@@ -71,7 +71,7 @@ def test_a_page_flooding_syncs_is_refused_then_closed_while_another_room_plays(m
         assert close_code(flooder) == 1008
     assert frames[:ALLOWANCE] == [whole] * ALLOWANCE  # a sync resends the whole table as it was
     assert [refused_code(frame) for frame in frames[ALLOWANCE:]] == ["rate_limited"] * (FLOOD - ALLOWANCE)
-    assert "closing" in frames[-1] and "closing" not in frames[-2]
+    assert "connection is closed" in frames[-1] and "closing" not in frames[-2]
     assert len(renders) == rendered  # the syncs rendered nothing again
 
 
@@ -99,7 +99,7 @@ def test_a_json_client_flooding_one_kind_is_refused_then_closed(make_client, mon
     assert kinds == [answer] * allowed + ["rate_limited"] * (FLOOD - ALLOWANCE)
     if answer == "state":
         assert answers[:ALLOWANCE] == [first] * ALLOWANCE and len(renders) == rendered
-    assert "closing" in answers[-1]["message"]
+    assert "connection is closed" in answers[-1]["message"]
 
 
 def test_budgets_are_per_kind_and_per_connection(make_client):

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from app.api.room_pages import PageRenderer
+from app.api.room_pages import PageRenderer, page_error
 from app.game.match import deal_cards, new_match
 from app.game.rules import Rules
 from app.rooms.connection import Connection
@@ -15,6 +15,8 @@ from app.rooms.fanout import Renderings, send_state
 from app.rooms.lobby import Seat
 from app.rooms.presence import Presence
 from app.rooms.views import Table
+from app.wording.errors import problem
+from app.wording.language import language
 
 pytestmark = pytest.mark.anyio
 
@@ -44,7 +46,8 @@ class CountingRenderer:
         self.renders = renders
 
     def render(self, view, shared):
-        self.renders.append((view.you_seat, view.you_are_host))
+        self.renders.append((view.you_seat, view.you_are_host) if language() == "en"
+                            else (view.you_seat, view.you_are_host, language()))
         return f"{view.you_seat}/{view.you_are_host}/{','.join(held.card.code for held in view.hand)}"
 
     def frame(self, payload, *, whole=False):
@@ -84,6 +87,35 @@ async def test_viewers_who_see_alike_share_one_rendering_and_each_gets_their_own
     for conn in conns:
         conn.finish()
     await asyncio.gather(*tasks)
+
+
+async def test_viewers_alike_in_another_language_get_their_own_rendering_made_once_per_language():
+    renders: list[tuple] = []
+    languages = ["da", "sv", "da", "sv", "da", "en"]
+    conns = [Connection(token_hash=None, renderer=CountingRenderer(renders), socket=Socket(), queue_size=4,
+                        language=code) for code in languages]
+    tasks = [conn.start() for conn in conns]
+    conns.append(Connection(token_hash="a" * 64, renderer=CountingRenderer(renders), socket=Socket(), queue_size=4,
+                            language="da"))
+    tasks.append(conns[-1].start())
+    send_state(Renderings(table()), conns)
+    await asyncio.sleep(0)
+    assert sorted(renders, key=str) == sorted([(None, False, "da"), (None, False, "sv"), (None, False),
+                                               (0, True, "da")], key=str)
+    for conn in conns:
+        conn.finish()
+    await asyncio.gather(*tasks)
+
+
+async def test_a_refusal_is_said_in_the_connections_language():
+    socket = Socket()
+    conn = Connection(token_hash=None, renderer=PageRenderer({}), socket=socket, queue_size=2, language="de")
+    task = conn.start()
+    conn.error("not_host", problem("not_host"))
+    await asyncio.sleep(0)
+    assert socket.frames == [page_error("not_host", "das kann nur der Gastgeber")]
+    conn.finish()
+    await task
 
 
 async def test_presence_counts_a_person_here_while_one_of_their_connections_is_open():

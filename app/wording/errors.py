@@ -1,0 +1,176 @@
+"""Why the server refuses something, in words: one sentence per reason, said in the reader's language.
+
+Rooms, the protocol and the routes raise errors with a stable code (the
+protocol's ``error.code``) and a :class:`Problem`: a reason from
+:data:`PROBLEMS` and its facts. The words are made only when someone reads
+them, in the language of whoever reads them (:mod:`app.wording.language`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.game.errors import GameError, InvalidCard, InvalidRules
+from app.game.rules import CHOICE, NUMBER, OPTIONS, PRESETS
+from app.wording.language import either, noted, noted_count, say, say_count
+from app.wording.refusals import error_message
+
+PROBLEMS = {
+    # Who is asking, and where
+    "not_host": noted("only the host can do that"),
+    "not_seated": noted("only seated players can do that; take a seat first"),
+    "no_such_seat": noted("no such seat"),
+    "no_such_room": noted("there is no room with this code (it may have closed)"),
+    "no_such_match": noted("no finished match has this id"),
+    "unknown_token": noted("this token has no seat in this room"),
+    "room_crowded": noted("too many people are connected to this room"),
+    "server_full": noted("this server has as many tables as it can hold; try again later"),
+    "cross_site": noted("This form was sent from another site, so nothing was changed. "
+                        "Open the room's link and try again from there."),
+    # Names and seats
+    "name_not_text": noted("a name must be text"),
+    "name_empty": noted("enter a name"),
+    "name_invisible": noted("a name may only contain visible characters"),
+    "name_blank": noted("a name needs at least one visible letter, digit or symbol"),
+    "name_taken": noted("someone here is already called {name}; choose another name"),
+    "seat_is_bot": noted("a bot already plays this seat"),
+    "player_present": noted("{name} is here or only just left; "
+                            "a seat goes to a bot only once its player has been away a while"),
+    "bot_strength": noted("a bot is {strengths}"),
+    # The match
+    "match_not_started": noted("the match has not started"),
+    "match_running": noted("a match is already being played"),
+    "match_watch": noted("the match has started; you can watch it"),
+    "seats_fixed": noted("seats cannot change during a match"),
+    "rules_fixed": noted("the rules cannot change during a match"),
+    "clock_fixed": noted("the turn clock cannot change during a match"),
+    "clock_range": noted("the turn clock is off or {low} to {high} seconds"),
+    "not_enough_players": noted("a match needs {low} to {high} players"),
+    "stale_play": noted("the table has moved on since you chose that card; nothing was played"),
+    "card_code": noted("a card must be a card code such as 9C"),
+    "not_a_card": noted("{text} is not a card code (rank 2-9, T or 10, J, Q, K, A, then suit C, D, H or S)"),
+    # The message itself
+    "empty_message": noted("empty message"),
+    "binary_message": noted("messages must be JSON text, not binary"),
+    "not_an_object": noted("a message must be a JSON object"),
+    "needs_type": noted('a message needs a "type"'),
+    "unknown_type": noted("unknown message type {kind}"),
+    "bad_field": noted("bad field {field} in {kind}"),
+    "match_field": noted("match is the state's match_id"),
+    "moment_fields": noted("deal and played are whole numbers"),
+    "hello_first": noted("send hello first"),
+    "hello_expected": noted("the first message must be {hello}"),
+    "already_greeted": noted("already greeted"),
+    "bad_rules": noted("bad rules: {detail}"),
+    # The server
+    "storage_unavailable": noted("the game could not be saved (database unavailable); "
+                                 "nothing changed, try again in a moment"),
+    "storage_read": noted("the database is not available"),
+    "server_error": noted("the server could not handle that message; nothing changed"),
+    "sockets_limited": noted("too many connections from your network; try again in {seconds} s"),
+    "messages_limited": noted("too many messages of this kind; nothing was done, wait a moment"),
+    "messages_limited_closing": noted("far too many messages; nothing was done, and the connection is closed"),
+}
+"""Every refusal's sentence by reason; ``{named}`` facts come with the :class:`Problem`."""
+
+COUNTED = {
+    "name_too_long": noted_count("a name has at most {count} character", "a name has at most {count} characters"),
+    "room_full": noted_count("all {count} seats are taken", "all {count} seats are taken"),
+    "room_full_watch": noted_count("all {count} seats are taken; you can watch",
+                                   "all {count} seats are taken; you can watch"),
+    "too_large": noted_count("a message may have at most {count} byte", "a message may have at most {count} bytes"),
+}
+"""Refusals that count something (``count`` among the facts), singular and plural."""
+
+LIMITS = {
+    "rooms_created": noted_count("Too many tables opened from your network for now; try again in {count} second.",
+                                 "Too many tables opened from your network for now; try again in {count} seconds."),
+    "joins": noted_count("Too many seats taken from your network for now; try again in {count} second.",
+                         "Too many seats taken from your network for now; try again in {count} seconds."),
+    "sockets": noted_count("Too many connections opened from your network for now; try again in {count} second.",
+                           "Too many connections opened from your network for now; try again in {count} seconds."),
+    "posts": noted_count("Too many requests sent from your network for now; try again in {count} second.",
+                         "Too many requests sent from your network for now; try again in {count} seconds."),
+}
+"""The refusal of one use too many of each per-address limit (``app.ratelimit.LIMITED``), by its name."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A refusal to be put in words later: a reason of :data:`PROBLEMS`, :data:`COUNTED` or
+    :data:`LIMITS` (``limit`` set) and its facts.
+
+    ``str(problem)`` is the sentence in the language being spoken at that
+    moment, so an error raised in one place is read in each reader's own
+    language. Raises ``KeyError`` (when put in words) for an unknown reason.
+    """
+
+    reason: str
+    facts: dict[str, Any] = field(default_factory=dict)
+    limit: bool = False
+
+    def __str__(self) -> str:
+        if self.limit:
+            return say_count(*LIMITS[self.reason], **self.facts)
+        if self.reason in COUNTED:
+            return say_count(*COUNTED[self.reason], **self.facts)
+        return say(PROBLEMS[self.reason], **self.facts)
+
+
+def problem(reason: str, **facts: Any) -> Problem:
+    """A :class:`Problem` of ``reason`` with ``facts``: ``problem("name_taken", name="Ana")``."""
+    return Problem(reason, facts)
+
+
+def limit_problem(name: str, seconds: int) -> Problem:
+    """The refusal of one use too many of limit ``name``, to try again in ``seconds``."""
+    return Problem(name, {"count": seconds}, limit=True)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineProblem:
+    """An engine error (:class:`~app.game.errors.GameError`) to be put in words later, as :class:`Problem`.
+
+    Illegal moves say their refusal (:func:`~app.wording.refusals.refusal`);
+    a bad card code and bad rules say what was expected; other errors keep
+    the engine's own message.
+    """
+
+    error: GameError
+
+    def __str__(self) -> str:
+        error = self.error
+        if isinstance(error, InvalidRules):
+            return rules_problem(error)
+        if isinstance(error, InvalidCard) and error.text is not None:
+            return say(PROBLEMS["not_a_card"], text=repr(error.text))
+        return error_message(error)
+
+
+def rules_problem(error: InvalidRules) -> str:
+    """Why rules were refused, from the engine's facts (the option, the value refused).
+
+    An option of the table with a value: what it takes (``"threshold must
+    be a whole number from 10 to 100, not 200"``); an unknown option or
+    preset; rules that are not an object. Options are named as the API
+    names them.
+    """
+    option = next((option for option in OPTIONS if option.name == error.option), None)
+    if error.option == "preset":
+        return say("unknown preset {name}; choose one of {presets}", name=repr(error.value),
+                   presets=", ".join(PRESETS))
+    if option is None and error.option is not None:
+        return say("unknown rules option {name}", name=repr(error.option))
+    if option is None or not error.has_value:
+        return say("rules must be an object of options")
+    value = repr(error.value)
+    if option.kind == CHOICE:
+        return say("{option} must be one of {choices}, not {value}", option=option.name,
+                   choices=", ".join(option.choices), value=value)
+    if option.kind == NUMBER:
+        return say("{option} must be a whole number from {low} to {high}, not {value}", option=option.name,
+                   low=option.low, high=option.high, value=value)
+    return say("{option} must be a whole number from {low} to {high} or {words}, not {value}", option=option.name,
+               low=option.low, high=option.high, words=either([repr(word) for word in option.choices]), value=value)
+

@@ -1,0 +1,122 @@
+"""Every live region of the table in every language, nothing left in English; dates as each language writes them.
+
+The live regions are rendered as the room renders them for its connections
+(``PageRenderer`` within ``speaking``), through a whole short match: the lobby,
+every stage of a deal, the summary between deals and the end. Whole pages are
+checked in tests/api/test_language.py.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import UTC, datetime
+
+import pytest
+
+from app.api import room_pages
+from app.api.room_pages import LIVE_REGIONS, PageRenderer
+from app.game.match import deal_cards, new_match, play
+from app.game.rules import Rules
+from app.game.summary import summarize_deal
+from app.game.views import view_for
+from app.rendering import when
+from app.rooms.fanout import Renderings
+from app.rooms.lobby import Seat
+from app.rooms.views import Table
+from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES, speaking
+from tests.words import english_left, readable
+
+OTHER_LANGUAGES = [code for code in LANGUAGES if code != DEFAULT_LANGUAGE]
+SEATS = (Seat("Ana", "a" * 64), Seat("Ben", "b" * 64), Seat("Easy bot 1", None, bot="easy"))
+NAMES = ("Ana", "Ben", "Cy")
+VIEWERS = [(0, True), (1, False), (None, False), (None, True)]
+CONTEXT = {"path_for": lambda name, **params: f"/{name}", "deal_pause": 4.0}
+RULES = Rules(hand_size=3, threshold=10, lives=2)
+
+
+def tables():
+    """The room in the lobby, then after every play of a whole short match, summaries included."""
+    rng = random.Random(11)
+
+    def table(version, match, summary):
+        return Table(code="ROOM1", version=version, rules=RULES, seats=SEATS, host="a" * 64, match=match,
+                     match_id="m1" if match else None, last_summary=summary, connected=frozenset({0}),
+                     away=frozenset({1}) if match else frozenset(), spectators=2, turn_seconds=30,
+                     turn_remaining=12.5 if match else None)
+
+    yield table(1, None, None)
+    match, _ = deal_cards(new_match([seat.name for seat in SEATS], RULES), rng)
+    version, summary = 2, None
+    while not match.finished:
+        if match.needs_deal:
+            match, _ = deal_cards(match, rng)
+        else:
+            seat = match.turn
+            match, events = play(match, rng.choice(match.legal_cards(seat)), seat)
+            summary = summarize_deal(events) or summary
+        version += 1
+        yield table(version, match, summary)
+
+
+def regions(table, code):
+    renderings = Renderings(table)
+    with speaking(code):
+        return {(seat, host): PageRenderer(CONTEXT).render(renderings.view(seat, host), renderings.shared)
+                for seat, host in VIEWERS}
+
+
+def test_the_match_of_these_tests_has_every_stage():
+    stages = {(table.phase, view_for(table.match, None).phase if table.match else None, table.last_summary is not None)
+              for table in tables()}
+    assert {("lobby", None, False), ("playing", "playing", False), ("playing", "deal_over", True),
+            ("playing", "playing", True), ("finished", "finished", True)} <= stages
+
+
+@pytest.mark.parametrize("code", OTHER_LANGUAGES)
+def test_every_live_region_speaks_the_viewers_language(code):
+    for table in tables():
+        for viewer, rendered in regions(table, code).items():
+            for name, html in rendered.items():
+                assert english_left(html, names=NAMES) == [], (table.version, viewer, name, readable(html))
+
+
+def test_the_english_regions_say_what_the_word_check_looks_for():
+    """The check above would see English: the same regions in English hold those words."""
+    seen = set()
+    for table in tables():
+        for rendered in regions(table, "en").values():
+            seen.update(word for html in rendered.values() for word in english_left(html, names=NAMES))
+    assert {"trick", "deal", "your", "turn", "waiting", "players", "rules", "threshold"} <= seen
+
+
+def test_a_bot_name_and_the_cards_are_said_in_the_viewers_language():
+    table = next(table for table in tables() if table.match is not None and view_for(table.match, None).trick)
+    danish = regions(table, "da")[0, True]
+    assert "Let bot 1" in danish["seats"] and "Easy bot 1" not in readable(danish["seats"])
+    card = view_for(table.match, None).trick[0].card
+    german = regions(table, "de")[None, False]["trick"]
+    assert re.search(r'aria-label="(Kreuz|Karo|Herz|Pik)-(Zwei|Drei|Vier|Fünf|Sechs|Sieben|Acht|Neun|Zehn|Bube|'
+                     r'Dame|König|Ass)"', german), german
+    assert f'data-card="{card.code}"' in german
+
+
+def test_each_region_is_rendered_once_per_version_and_language_however_many_viewers(monkeypatch):
+    calls = []
+    real = room_pages.render_blocks
+    monkeypatch.setattr(room_pages, "render_blocks", lambda *args: calls.append(args[1]) or real(*args))
+    table = next(table for table in tables() if table.match is not None and view_for(table.match, None).trick)
+    renderings = Renderings(table)
+    viewers = [(None, False, code) for code in ("da", "sv", "da", "sv", "da")] * 4  # twenty spectators
+    for seat, host, code in viewers:
+        with speaking(code):
+            PageRenderer(CONTEXT).render(renderings.view(seat, host), renderings.shared)
+    assert len(calls) == 2 * len(LIVE_REGIONS)  # each region once in Danish and once in Swedish
+
+
+@pytest.mark.parametrize(("code", "finished"), [("en", "Nov 30, 2025, 16:06"), ("da", "30. nov. 2025 16.06"),
+                                                 ("de", "30. Nov. 2025, 16:06"), ("sv", "30 nov. 2025 16:06")])
+def test_dates_are_written_as_each_language_writes_them(code, finished):
+    with speaking(code):
+        assert when(datetime(2025, 11, 30, 16, 6, tzinfo=UTC)) == finished
+        assert when(datetime(2025, 11, 30, 16, 6)) == finished  # naive means UTC
