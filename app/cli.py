@@ -171,10 +171,23 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print the summary as one JSON line")
 
     bench = commands.add_parser("bench", help="run a benchmark and print its figures as one JSON line")
-    bench.add_argument("name", choices=["engine"], help="what to measure")
+    bench.add_argument("name", choices=["engine", "load"], help="what to measure (load: see docs/performance.md)")
     bench.add_argument("--matches", type=int, default=2000, help="matches per round (default 2000)")
     bench.add_argument("--rounds", type=int, default=3, help="rounds; the fastest counts (default 3)")
     bench.add_argument("--seed", type=int, default=1)
+    bench.add_argument("--tables", type=int, default=1000, help="load: tables at human pace (default 1000)")
+    bench.add_argument("--players", type=int, default=4, help="load: players per table (default 4)")
+    bench.add_argument("--pace", type=float, default=3.0, help="load: seconds between a table's plays (default 3)")
+    bench.add_argument("--duration", type=float, default=30.0, help="load: seconds at human pace (default 30)")
+    bench.add_argument("--flat-tables", type=int, default=60, help="load: tables playing flat out (default 60)")
+    bench.add_argument("--flat-duration", type=float, default=15.0, help="load: seconds flat out (default 15)")
+    bench.add_argument("--page", action="store_true", help="load: also open the table page's sockets")
+    bench.add_argument("--skip-bare", action="store_true", help="load: leave out the bare yardstick server")
+    bench.add_argument("--only-bare", action="store_true", help="load: run the bare yardstick server only")
+    bench.add_argument("--port", type=int, default=0, help="load: the servers' port (default: a free one)")
+    bench.add_argument("--preset", default="quick", help="load: the rooms' rules preset (default quick)")
+    bench.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                       help="load: a server setting for the run, e.g. CUCUMBER_SEND_QUEUE_SIZE=64 (repeatable)")
 
     arena = commands.add_parser("arena", help="play matches between bots and compare their strengths")
     arena.add_argument("--seats", default="hard,normal,normal,normal",
@@ -221,6 +234,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             _print_simulation(summary, sys.stdout)
         return 0
+    if args.command == "bench" and args.name == "load":
+        from bench import load
+
+        return load.main(tables=args.tables, players=args.players, pace=args.pace, duration=args.duration,
+                         flat_tables=args.flat_tables, flat_duration=args.flat_duration, page=args.page,
+                         skip_bare=args.skip_bare, only_bare=args.only_bare, port=args.port, preset=args.preset,
+                         seed=args.seed, env=args.env)
     if args.command == "bench":
         from bench import engine
 
