@@ -123,6 +123,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def queue_seconds(pid: int) -> float:
+    """Seconds the process's live threads have waited, ready to run, for a core (``/proc/<pid>/task/*/schedstat``).
+
+    It grows when other processes hold the cores: then the figures measure the machine's other load too.
+    """
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/schedstat") as file:
+            total += int(file.read().split()[1])
+    return total / 1e9
+
+
 def rss_mb(pid: int) -> float:
     """Resident memory of a process in MB (``VmRSS`` of ``/proc/<pid>/status``)."""
     with open(f"/proc/{pid}/status") as file:
@@ -576,13 +588,15 @@ async def run_phase(server: ServerProcess, tables: list[Table], pace: float, dur
     Returns the phase's figures: plays sent, seen by every socket of their
     table, never seen, refused; plays seen per second of the phase; latency
     percentiles in ms; CPU of the server, of this process and of everything
-    else on the machine, as fractions of one core over the phase; the server's
-    RSS at the end.
+    else on the machine, as fractions of one core over the phase, and how long
+    the server's and this process's threads waited for a core (seconds per
+    second); the server's RSS at the end.
     """
     stats = Stats()
     for table in tables:
         table.stats = stats
     server_cpu, own_cpu, machine_cpu = cpu_seconds(server.pid), own_cpu_seconds(), machine_cpu_seconds()
+    server_queue, own_queue = queue_seconds(server.pid), queue_seconds(os.getpid())
     start = time.perf_counter()
     end = start + duration
     drivers = [asyncio.create_task(drive(table, pace, start, end, stats)) for table in tables]
@@ -593,6 +607,7 @@ async def run_phase(server: ServerProcess, tables: list[Table], pace: float, dur
     elapsed = time.perf_counter() - start
     server_cpu, own_cpu = cpu_seconds(server.pid) - server_cpu, own_cpu_seconds() - own_cpu
     machine_cpu = machine_cpu_seconds() - machine_cpu
+    server_queue, own_queue = queue_seconds(server.pid) - server_queue, queue_seconds(os.getpid()) - own_queue
     while any(table.pending for table in tables):
         expire(tables, time.perf_counter())
         await asyncio.sleep(0.05)
@@ -613,6 +628,8 @@ async def run_phase(server: ServerProcess, tables: list[Table], pace: float, dur
         "server_cpu": round(server_cpu / elapsed, 3),
         "generator_cpu": round(own_cpu / elapsed, 3),
         "other_cpu": round(max(0.0, machine_cpu - server_cpu - own_cpu) / elapsed, 3),
+        "server_cpu_queue": round(server_queue / elapsed, 3),
+        "generator_cpu_queue": round(own_queue / elapsed, 3),
         "server_rss_mb": round(rss_mb(server.pid), 1),
         "errors": dict(stats.errors),
     }
