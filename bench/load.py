@@ -587,7 +587,7 @@ async def run_phase(server: ServerProcess, tables: list[Table], pace: float, dur
 
     Returns the phase's figures: plays sent, seen by every socket of their
     table, never seen, refused; plays seen per second of the phase; latency
-    percentiles in ms; CPU of the server, of this process and of everything
+    percentiles in ms; the server's CPU time per play seen, in ms; CPU of the server, of this process and of everything
     else on the machine, as fractions of one core over the phase, and how long
     the server's and this process's threads waited for a core (seconds per
     second); the server's RSS at the end.
@@ -626,6 +626,7 @@ async def run_phase(server: ServerProcess, tables: list[Table], pace: float, dur
         "max_ms": milliseconds(latencies[-1] if latencies else None),
         "matches_started": stats.starts,
         "server_cpu": round(server_cpu / elapsed, 3),
+        "server_cpu_ms_per_play": round(server_cpu * 1000 / len(latencies), 2) if latencies else None,
         "generator_cpu": round(own_cpu / elapsed, 3),
         "other_cpu": round(max(0.0, machine_cpu - server_cpu - own_cpu) / elapsed, 3),
         "server_cpu_queue": round(server_queue / elapsed, 3),
@@ -744,10 +745,10 @@ def ratios(cucumber: dict[str, dict[str, Any]], bare: dict[str, dict[str, Any]])
     """The final line: cucumber's figures divided by the bare server's."""
     line: dict[str, Any] = {"server": "cucumber/bare", "phase": "ratios"}
     if "pace" in cucumber and "pace" in bare:
-        for key in ("p50_ms", "p99_ms", "server_cpu"):
+        for key in ("p50_ms", "p99_ms", "server_cpu", "server_cpu_ms_per_play"):
             line[f"pace_{key}"] = ratio(cucumber["pace"][key], bare["pace"][key])
     if "flat" in cucumber and "flat" in bare:
-        for key in ("plays_per_s", "p99_ms", "server_cpu"):
+        for key in ("plays_per_s", "p99_ms", "server_cpu", "server_cpu_ms_per_play"):
             line[f"flat_{key}"] = ratio(cucumber["flat"][key], bare["flat"][key])
     line["rss_per_socket_kb"] = ratio(cucumber["setup"]["rss_per_socket_kb"], bare["setup"]["rss_per_socket_kb"])
     return line
