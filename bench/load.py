@@ -332,12 +332,13 @@ class Socket:
             self.table.lost(self)
 
     async def send(self, message: dict[str, Any]) -> bool:
-        """Send one JSON message; ``False`` if the socket is gone."""
+        """Send one JSON message; ``False`` if the socket is gone or the server stopped reading it."""
         if self.ws is None or self.closed:
             return False
         try:
-            await self.ws.send(json.dumps(message))
-        except ConnectionClosed:
+            async with asyncio.timeout(UNSEEN_AFTER_SECONDS):
+                await self.ws.send(json.dumps(message))
+        except (ConnectionClosed, TimeoutError):
             return False
         return True
 
@@ -367,6 +368,10 @@ class Table:
         """Whether every open socket holds the same version."""
         versions = {sock.version for sock in self.live()}
         return len(versions) == 1 and -1 not in versions
+
+    def started(self) -> bool:
+        """Whether every open socket holds the same version and it shows a match being played."""
+        return self.settled() and self.latest().state().get("phase") == "playing"
 
     def broken(self) -> bool:
         """Whether a player's JSON socket is missing or closed: the table cannot play on."""
@@ -472,7 +477,8 @@ async def open_tables(port: int, config: Config, count: int) -> list[Table]:
             room = await post("/api/rooms", {"name": "Player 1", "preset": config.preset})
             tokens = [room["token"]]
             for seat in range(1, config.players):
-                tokens.append((await post(f"/api/rooms/{room['code']}/players", {"name": f"Player {seat + 1}"}))["token"])
+                joined = await post(f"/api/rooms/{room['code']}/players", {"name": f"Player {seat + 1}"})
+                tokens.append(joined["token"])
         return Table(index, room["code"], tokens, random.Random(f"{config.seed}-{index}"))
 
     return list(await asyncio.gather(*(one(index) for index in range(count))))
@@ -500,6 +506,8 @@ async def connect_tables(port: int, tables: list[Table], page: bool) -> int:
                         await sock.ws.send(json.dumps(hello))
                     break
                 except Exception:  # refused, reset or timed out: try again, then count it as failed
+                    if sock.ws is not None and sock.ws.transport is not None:
+                        sock.ws.transport.abort()
                     sock.ws = None
                     await asyncio.sleep(0.5 * (attempt + 1))
         if sock.ws is None:
@@ -691,11 +699,12 @@ async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int
             if move is not None:
                 await table.act(move, setup)
         playing = [table for table in tables if not table.broken()]
-        unstarted = await settle(playing, lambda table: table.settled() and table.latest().state().get("phase") == "playing")
+        unstarted = set(await settle(playing, Table.started))
         usable = [table for table in playing if table not in unstarted]
         lines["setup"] = {
             "server": kind, "phase": "setup", "pid": server.pid, "port": server.port,
-            "settings": settings or "uvicorn defaults", "database_fs": filesystem_of(folder) if kind == "cucumber" else None,
+            "settings": settings or "uvicorn defaults",
+            "database_fs": filesystem_of(folder) if kind == "cucumber" else None,
             "server_core": cores[0], "generator_core": cores[1], "open_files": open_files,
             "tables": count, "players": config.players, "page": config.page, "preset": config.preset,
             "sockets": sockets, "sockets_failed": failed, "tables_unsettled": len(unsettled),
