@@ -70,15 +70,29 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print the report as one JSON line")
 
     bench = commands.add_parser("bench", help="run a benchmark and print its figures as one JSON line")
-    bench.add_argument("name", choices=["engine", "storage"],
-                       help="what to measure: the rules engine, or storing plays (a commit each, or a group commit)")
+    bench.add_argument("name", choices=["engine", "storage", "load"],
+                       help="what to measure: the rules engine, storing plays (a commit each, or a group commit), "
+                            "or many tables against a real server (load: see docs/performance.md)")
     bench.add_argument("--matches", type=int, default=2000, help="engine: matches per round (default 2000)")
     bench.add_argument("--rounds", type=int, default=3, help="engine: rounds; the fastest counts (default 3)")
-    bench.add_argument("--seed", type=int, default=1, help="engine: random seed (default 1)")
+    bench.add_argument("--seed", type=int, default=1, help="engine and load: random seed (default 1)")
     bench.add_argument("--rooms", default="1,10,100",
                        help="storage: numbers of rooms playing at once, comma-separated (default 1,10,100)")
     bench.add_argument("--plays", type=int, default=35, help="storage: plays per room (default 35)")
     bench.add_argument("--dir", help="storage: folder for the SQLite files (default: the temporary folder)")
+    bench.add_argument("--tables", type=int, default=1000, help="load: tables at human pace (default 1000)")
+    bench.add_argument("--players", type=int, default=4, help="load: players per table (default 4)")
+    bench.add_argument("--pace", type=float, default=3.0, help="load: seconds between a table's plays (default 3)")
+    bench.add_argument("--duration", type=float, default=30.0, help="load: seconds at human pace (default 30)")
+    bench.add_argument("--flat-tables", type=int, default=60, help="load: tables playing flat out (default 60)")
+    bench.add_argument("--flat-duration", type=float, default=15.0, help="load: seconds flat out (default 15)")
+    bench.add_argument("--page", action="store_true", help="load: also open the table page's sockets")
+    bench.add_argument("--skip-bare", action="store_true", help="load: leave out the bare yardstick server")
+    bench.add_argument("--only-bare", action="store_true", help="load: run the bare yardstick server only")
+    bench.add_argument("--port", type=int, default=0, help="load: the servers' port (default: a free one)")
+    bench.add_argument("--preset", default="quick", help="load: the rooms' rules preset (default quick)")
+    bench.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                       help="load: a server setting for the run, e.g. CUCUMBER_SEND_QUEUE_SIZE=64 (repeatable)")
 
     arena = commands.add_parser("arena", help="play matches between bots and compare their strengths",
                                 epilog=rules_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -142,6 +156,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--rooms must list whole numbers of at least 1, and --plays must be at least 1")
         storage.main(rooms=rooms, plays=args.plays, folder=args.dir)
         return 0
+    if args.command == "bench" and args.name == "load":
+        from bench import load
+
+        return load.main(tables=args.tables, players=args.players, pace=args.pace, duration=args.duration,
+                         flat_tables=args.flat_tables, flat_duration=args.flat_duration, page=args.page,
+                         skip_bare=args.skip_bare, only_bare=args.only_bare, port=args.port, preset=args.preset,
+                         seed=args.seed, env=args.env)
     if args.command == "bench":
         from bench import engine
 

@@ -1,0 +1,807 @@
+"""Many tables playing at once against a real ``cucumber serve`` process, and against a bare yardstick.
+
+Prints one JSON line per server and phase (setup, human pace, flat out), then
+one line of ratios. docs/performance.md says what each figure means.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import json
+import math
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+UNSEEN_AFTER_SECONDS = 30.0
+"""A play whose new version has not reached every socket of its table by then counts as unseen."""
+STARTUP_SECONDS = 60.0
+SETTLE_SECONDS = 180.0
+"""How long opening sockets, or starting the matches, may take before the tables that lag are left out."""
+HTTP_CONCURRENCY = 16
+CONNECT_CONCURRENCY = 100
+CONNECT_ATTEMPTS = 3
+JITTER = 0.3
+"""Human pace: each gap between a table's plays is the pace ±30 %."""
+PR_SET_PDEATHSIG = 1
+
+_JSON_VERSION = re.compile(r'"version":(\d+)')
+_PAGE_VERSION = re.compile(r'data-version="(\d+)"')
+_ERROR_CODE = re.compile(r'"code":"([a-z_]+)"')
+
+
+@dataclass
+class Config:
+    """A run's options, as ``cucumber bench load`` takes them (seconds; 0 skips a phase)."""
+
+    tables: int = 1000
+    players: int = 4
+    pace: float = 3.0
+    duration: float = 30.0
+    flat_tables: int = 60
+    flat_duration: float = 15.0
+    page: bool = False
+    skip_bare: bool = False
+    only_bare: bool = False
+    port: int = 0
+    preset: str = "quick"
+    seed: int = 1
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def sockets_per_table(self) -> int:
+        """Each player's JSON socket and a spectator's, twice with ``page`` (the table page's sockets)."""
+        return (self.players + 1) * (2 if self.page else 1)
+
+
+def server_settings(config: Config) -> dict[str, str]:
+    """The settings lifted for the run, as the server's environment variables.
+
+    Add a new limit here when the server grows one; ``--env KEY=VALUE``
+    overrides any of them for one run.
+    """
+    return {
+        "CUCUMBER_MAX_ROOMS": str(max(config.tables, config.flat_tables) + 100),
+        "CUCUMBER_MAX_CONNECTIONS_PER_ROOM": str(max(100, 2 * config.sockets_per_table)),
+        "CUCUMBER_BOT_DELAY_SECONDS": "0",
+        "CUCUMBER_DEAL_PAUSE_SECONDS": "0",
+        "CUCUMBER_AWAY_GRACE_SECONDS": "86400",
+        "CUCUMBER_ROOM_IDLE_SECONDS": "86400",
+        "CUCUMBER_SEND_QUEUE_SIZE": "256",
+        "CUCUMBER_UNUSED_ROOM_SECONDS": "86400",
+        "CUCUMBER_RATE_LIMITS": "false",  # per address (all tables come from one) and per connection
+        **config.env,
+    }
+
+
+def parse_env(items: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """``KEY=VALUE`` strings as a dict; keys are ``CUCUMBER_*`` or ``DATABASE_URL``. Raises ``ValueError``."""
+    env = {}
+    for item in items:
+        key, equals, value = item.partition("=")
+        if not equals or not (key.startswith("CUCUMBER_") or key == "DATABASE_URL"):
+            raise ValueError(f"--env takes CUCUMBER_NAME=VALUE (or DATABASE_URL=…), not {item!r}")
+        env[key] = value
+    return env
+
+
+# ---------------------------------------------------------------------- processes
+
+
+def raise_open_files() -> int:
+    """Raise this process's open-file limit to the hard limit (children inherit it); returns it."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
+def choose_cores() -> tuple[int | None, int | None]:
+    """``(server core, generator core)``: the first two cores we may use, or ``None`` on one core."""
+    cores = sorted(os.sched_getaffinity(0))
+    return (cores[0], cores[1]) if len(cores) >= 2 else (None, None)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds of a process, all its threads (``/proc/<pid>/stat``)."""
+    with open(f"/proc/{pid}/stat") as file:
+        fields = file.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def queue_seconds(pid: int) -> float:
+    """Seconds the process's live threads have waited, ready to run, for a core (``/proc/<pid>/task/*/schedstat``).
+
+    It grows when other processes hold the cores: then the figures measure the machine's other load too.
+    """
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/schedstat") as file:
+            total += int(file.read().split()[1])
+    return total / 1e9
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process in MB (``VmRSS`` of ``/proc/<pid>/status``)."""
+    with open(f"/proc/{pid}/status") as file:
+        for line in file:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def machine_cpu_seconds() -> float:
+    """CPU seconds all cores spent busy (not idle, not waiting for disk) since boot, from ``/proc/stat``."""
+    with open("/proc/stat") as file:
+        ticks = [int(value) for value in file.readline().split()[1:]]
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    """User plus system CPU seconds of this process."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def filesystem_of(path: Path) -> str:
+    """The type of the file system holding ``path`` (``ext4``, ``tmpfs``, …), from ``/proc/self/mounts``."""
+    best, kind = "", "unknown"
+    with contextlib.suppress(OSError), open("/proc/self/mounts") as file:
+        for line in file:
+            parts = line.split()
+            mount = parts[1].replace("\\040", " ")
+            if str(path).startswith(mount.rstrip("/") + "/") or str(path) == mount:
+                if len(mount) >= len(best):
+                    best, kind = mount, parts[2]
+    return kind
+
+
+def database_folder() -> Path:
+    """A new folder on a disk for the run's SQLite file: under /var/tmp, else the current folder.
+
+    A database in memory (tmpfs) would hide the cost of writing each play to disk.
+    """
+    for base in (Path("/var/tmp"), Path.cwd()):
+        if base.is_dir() and os.access(base, os.W_OK) and filesystem_of(base.resolve()) not in ("tmpfs", "ramfs"):
+            return Path(tempfile.mkdtemp(prefix="cucumber-bench-", dir=base))
+    raise RuntimeError("no folder on a disk to hold the database (/var/tmp and the current folder are in memory)")
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class ServerProcess:
+    """A server in a subprocess, pinned to ``core``, that dies with this process."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], port: int, log: Path,
+                 core: int | None) -> None:
+        self.name, self.port, self.log = name, port, log
+
+        def prepare() -> None:  # in the child, before exec
+            if core is not None:
+                os.sched_setaffinity(0, {core})
+            with contextlib.suppress(Exception):
+                ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+        with open(log, "ab") as out:
+            self.process = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                            preexec_fn=prepare)
+        self.pid = self.process.pid
+
+    async def wait_ready(self) -> None:
+        """Wait until ``GET /healthz`` answers; raises ``RuntimeError`` if the process exits or takes too long."""
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited: {self.log.read_text()[-2000:]}")
+            with contextlib.suppress(OSError, asyncio.TimeoutError, ValueError):
+                status, _ = await http("GET", self.port, "/healthz", timeout=2)
+                if status == 200:
+                    return
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"{self.name} did not answer in {STARTUP_SECONDS:.0f} s")
+
+    def stop(self) -> None:
+        """Terminate the process (kill it if it lingers)."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+async def http(method: str, port: int, path: str, body: Any = None, timeout: float = 30) -> tuple[int, Any]:
+    """One HTTP/1.1 request to 127.0.0.1 on a new connection; returns ``(status, JSON body or None)``."""
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), timeout)
+    try:
+        data = b"" if body is None else json.dumps(body).encode()
+        head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n")
+        writer.write(head.encode() + data)
+        raw = await asyncio.wait_for(reader.read(), timeout)
+    finally:
+        writer.close()
+    header, _, payload = raw.partition(b"\r\n\r\n")
+    status = int(header.split(b" ", 2)[1])
+    try:
+        return status, json.loads(payload) if payload else None
+    except ValueError:
+        return status, None
+
+
+# ---------------------------------------------------------------------- tables and sockets
+
+
+@dataclass
+class Stats:
+    """What one phase saw: plays sent, their latencies in seconds, and the ones never seen."""
+
+    sent: int = 0
+    latencies: list[float] = field(default_factory=list)
+    unseen: int = 0
+    refused: int = 0
+    starts: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass(eq=False)
+class Play:
+    """A play on its way: the version it makes and the sockets that do not hold it yet."""
+
+    sent_at: float
+    version: int
+    mover: Socket
+    waiting: set[Socket]
+    stats: Stats
+    last_at: float | None = None
+
+
+class Socket:
+    """One client socket of a table: a player's or a spectator's, JSON protocol or table page.
+
+    Holds the newest version it received; a player's JSON socket also keeps
+    that state's text, parsed only when the table needs to know whose turn it is.
+    """
+
+    def __init__(self, table: Table, kind: str, seat: int | None) -> None:
+        self.table, self.kind, self.seat = table, kind, seat
+        self.ws: ClientConnection | None = None
+        self.reader: asyncio.Task[None] | None = None
+        self.version = -1
+        self.text: str | None = None
+        self.closed = False
+        self._parsed: tuple[int, dict[str, Any]] = (-1, {})
+
+    def state(self) -> dict[str, Any]:
+        """The newest ``state`` object this socket received (``{}`` before the first)."""
+        if self._parsed[0] != self.version and self.text is not None:
+            self._parsed = (self.version, json.loads(self.text)["state"])
+        return self._parsed[1]
+
+    def receive(self, text: str | bytes, at: float) -> None:
+        """Take one message: a new version (JSON ``state`` or page fragment) or an error."""
+        if isinstance(text, bytes):
+            text = text.decode()
+        if text.startswith('{"type":"state"'):
+            match = _JSON_VERSION.search(text, 0, 80)
+        elif text.startswith("{"):
+            match = None
+        else:
+            match = _PAGE_VERSION.search(text)
+        if match is None:
+            self.table.refused(self, text)
+            return
+        version = int(match.group(1))
+        if version <= self.version:
+            return
+        self.version = version
+        if self.kind == "json" and self.seat is not None:
+            self.text = text
+        self.table.arrived(self, version, at)
+
+    async def read(self) -> None:
+        """Receive until the socket closes."""
+        assert self.ws is not None
+        try:
+            async for message in self.ws:
+                self.receive(message, time.perf_counter())
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closed = True
+            self.table.lost(self)
+
+    async def send(self, message: dict[str, Any]) -> bool:
+        """Send one JSON message; ``False`` if the socket is gone or the server stopped reading it."""
+        if self.ws is None or self.closed:
+            return False
+        try:
+            async with asyncio.timeout(UNSEEN_AFTER_SECONDS):
+                await self.ws.send(json.dumps(message))
+        except (ConnectionClosed, TimeoutError):
+            return False
+        return True
+
+
+class Table:
+    """A room with its players' and spectators' sockets and the plays still on their way."""
+
+    def __init__(self, index: int, code: str, tokens: list[str], rng: random.Random) -> None:
+        self.index, self.code, self.tokens, self.rng = index, code, tokens, rng
+        self.players: list[Socket] = []
+        self.sockets: list[Socket] = []
+        self.pending: list[Play] = []
+        self.changed = asyncio.Event()
+        self.stats = Stats()
+        self.acted: int | None = None
+        """The version the table last acted on (a play or a start): act again only on a newer one."""
+
+    def live(self) -> list[Socket]:
+        """The sockets still open."""
+        return [sock for sock in self.sockets if not sock.closed]
+
+    def latest(self) -> Socket:
+        """The player socket holding the newest version."""
+        return max(self.players, key=lambda sock: sock.version)
+
+    def settled(self) -> bool:
+        """Whether every open socket holds the same version."""
+        versions = {sock.version for sock in self.live()}
+        return len(versions) == 1 and -1 not in versions
+
+    def started(self) -> bool:
+        """Whether every open socket holds the same version and it shows a match being played."""
+        return self.settled() and self.latest().state().get("phase") == "playing"
+
+    def broken(self) -> bool:
+        """Whether a player's JSON socket is missing or closed: the table cannot play on."""
+        return any(sock.closed or sock.ws is None for sock in self.players)
+
+    def arrived(self, sock: Socket, version: int, at: float) -> None:
+        """``sock`` now holds ``version``: complete the plays every socket has now seen."""
+        for play in list(self.pending):
+            if version >= play.version and sock in play.waiting:
+                play.waiting.discard(sock)
+                play.last_at = at
+                if not play.waiting:
+                    play.stats.latencies.append(at - play.sent_at)
+                    self.pending.remove(play)
+        self.changed.set()
+
+    def refused(self, sock: Socket, text: str) -> None:
+        """An error message: the socket's newest play (if any) did not happen."""
+        match = _ERROR_CODE.search(text)
+        self.stats.errors[match.group(1) if match else "unreadable"] += 1
+        mine = [play for play in self.pending if play.mover is sock]
+        if mine:
+            self.pending.remove(mine[-1])
+            mine[-1].stats.refused += 1
+        self.acted = None
+        self.changed.set()
+
+    def lost(self, sock: Socket) -> None:
+        """A socket closed: no play waits for it any more."""
+        for play in list(self.pending):
+            play.waiting.discard(sock)
+            if not play.waiting:
+                self.pending.remove(play)
+                if play.last_at is None:
+                    play.stats.unseen += 1
+                else:
+                    play.stats.latencies.append(play.last_at - play.sent_at)
+        self.changed.set()
+
+    def next_move(self) -> tuple[str, Socket, str | None, int] | None:
+        """What to do now: ``("start", host, None, version)``, ``("play", mover, card, version)`` or nothing.
+
+        A player acts on the newest state only once it has reached them, and the
+        table acts once per version.
+        """
+        latest = self.latest()
+        if latest.version < 0 or latest.version == self.acted:
+            return None
+        state = latest.state()
+        if state.get("phase") in ("lobby", "finished"):
+            return "start", self.players[0], None, latest.version
+        turn = state.get("turn")
+        if state.get("phase") != "playing" or turn is None:
+            return None
+        mover = self.players[turn]
+        if mover.version < latest.version:
+            return None
+        legal = mover.state()["you"]["legal"]
+        if not legal:
+            return None
+        return "play", mover, self.rng.choice(legal), mover.version
+
+    async def act(self, move: tuple[str, Socket, str | None, int], stats: Stats) -> bool:
+        """Send a start or a play; ``False`` if the socket is gone."""
+        kind, sock, card, version = move
+        self.acted = version
+        if kind == "start":
+            stats.starts += 1
+            return await sock.send({"type": "start"})
+        play = Play(time.perf_counter(), version + 1, sock,
+                    {other for other in self.live() if other.version <= version}, stats)
+        self.pending.append(play)
+        stats.sent += 1
+        return await sock.send({"type": "play", "card": card})
+
+    async def wait_change(self, until: float) -> None:
+        """Wait for a new message on any socket of the table, at most until ``until`` (perf_counter)."""
+        delay = until - time.perf_counter()
+        if delay <= 0:
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(delay):
+                await self.changed.wait()
+
+
+async def open_tables(port: int, config: Config, count: int) -> list[Table]:
+    """Open ``count`` rooms over HTTP, each with ``config.players`` players; returns them in order."""
+    limit = asyncio.Semaphore(HTTP_CONCURRENCY)
+
+    async def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        for attempt in range(3):
+            try:
+                status, answer = await http("POST", port, path, body)
+            except (OSError, asyncio.TimeoutError, ValueError, IndexError) as error:
+                status, answer = 0, {"error": repr(error)}
+            if status == 201:
+                return answer
+            await asyncio.sleep(0.5 * (attempt + 1))
+        raise RuntimeError(f"POST {path} failed: {status} {answer}")
+
+    async def one(index: int) -> Table:
+        async with limit:
+            room = await post("/api/rooms", {"name": "Player 1", "preset": config.preset})
+            tokens = [room["token"]]
+            for seat in range(1, config.players):
+                joined = await post(f"/api/rooms/{room['code']}/players", {"name": f"Player {seat + 1}"})
+                tokens.append(joined["token"])
+        return Table(index, room["code"], tokens, random.Random(f"{config.seed}-{index}"))
+
+    return list(await asyncio.gather(*(one(index) for index in range(count))))
+
+
+async def connect_tables(port: int, tables: list[Table], page: bool) -> int:
+    """Open every table's sockets (players, then a spectator; the same again for the page with ``page``).
+
+    Returns how many sockets could not be opened.
+    """
+    limit = asyncio.Semaphore(CONNECT_CONCURRENCY)
+    origin = f"http://127.0.0.1:{port}"
+    failed = 0
+
+    async def one(sock: Socket, path: str, hello: dict[str, Any] | None, cookie: str | None) -> None:
+        nonlocal failed
+        headers = {"Cookie": cookie} if cookie else None
+        async with limit:
+            for attempt in range(CONNECT_ATTEMPTS):
+                try:
+                    sock.ws = await connect(f"ws://127.0.0.1:{port}{path}", origin=origin, additional_headers=headers,
+                                            open_timeout=30, ping_interval=None, close_timeout=1, proxy=None,
+                                            max_size=2**22)
+                    if hello is not None:
+                        await sock.ws.send(json.dumps(hello))
+                    break
+                except Exception:  # refused, reset or timed out: try again, then count it as failed
+                    if sock.ws is not None and sock.ws.transport is not None:
+                        sock.ws.transport.abort()
+                    sock.ws = None
+                    await asyncio.sleep(0.5 * (attempt + 1))
+        if sock.ws is None:
+            failed += 1
+            sock.closed = True
+            return
+        sock.reader = asyncio.get_running_loop().create_task(sock.read())
+
+    jobs = []
+    for table in tables:
+        api = f"/api/rooms/{table.code}/ws"
+        table.players = [Socket(table, "json", seat) for seat in range(len(table.tokens))]
+        spectator = Socket(table, "json", None)
+        table.sockets = [*table.players, spectator]
+        jobs += [one(sock, api, {"type": "hello", "token": token}, None)
+                 for sock, token in zip(table.players, table.tokens)]
+        jobs.append(one(spectator, api, {"type": "hello"}, None))
+        if page:
+            for token in [*table.tokens, None]:
+                sock = Socket(table, "page", None)
+                table.sockets.append(sock)
+                jobs.append(one(sock, f"/r/{table.code}/ws", None, f"cucumber_{table.code}={token}" if token else None))
+    await asyncio.gather(*jobs)
+    return failed
+
+
+async def settle(tables: list[Table], check: Any, seconds: float = SETTLE_SECONDS) -> list[Table]:
+    """Wait until ``check(table)`` holds for every table; returns those for which it never did."""
+    deadline = time.perf_counter() + seconds
+    while True:
+        lagging = [table for table in tables if not check(table)]
+        if not lagging or time.perf_counter() > deadline:
+            return lagging
+        await asyncio.sleep(0.1)
+
+
+# ---------------------------------------------------------------------- phases
+
+
+async def drive(table: Table, pace: float, start: float, end: float, stats: Stats) -> None:
+    """Play at one table until ``end``: ``pace`` seconds (±30 %) between plays, or flat out when 0.
+
+    A finished match is followed by a new one (the host's ``start``).
+    """
+    next_at = start + (table.rng.uniform(0, pace) if pace else 0)
+    while not table.broken():
+        moment = time.perf_counter()
+        if moment >= end:
+            return
+        if moment < next_at:
+            await asyncio.sleep(min(next_at, end) - moment)
+            continue
+        table.changed.clear()
+        move = table.next_move()
+        if move is None:
+            await table.wait_change(end)
+            continue
+        if not await table.act(move, stats):
+            return
+        if move[0] == "play" and pace:
+            next_at = time.perf_counter() + pace * table.rng.uniform(1 - JITTER, 1 + JITTER)
+
+
+def expire(tables: list[Table], moment: float) -> None:
+    """Count the plays waiting longer than :data:`UNSEEN_AFTER_SECONDS` as unseen and stop waiting for them."""
+    for table in tables:
+        for play in [play for play in table.pending if moment - play.sent_at > UNSEEN_AFTER_SECONDS]:
+            table.pending.remove(play)
+            play.stats.unseen += 1
+
+
+def percentile(values: list[float], share: float) -> float | None:
+    """The nearest-rank percentile of sorted ``values`` (``None`` when empty)."""
+    if not values:
+        return None
+    return values[min(len(values) - 1, max(0, math.ceil(share * len(values)) - 1))]
+
+
+def milliseconds(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 1)
+
+
+async def run_phase(server: ServerProcess, tables: list[Table], pace: float, duration: float) -> dict[str, Any]:
+    """Play at ``tables`` for ``duration`` seconds, then wait for the plays still on their way.
+
+    Returns the phase's figures: plays sent, seen by every socket of their
+    table, never seen, refused; plays seen per second of the phase; latency
+    percentiles in ms; the server's CPU time per play seen, in ms; CPU of the server, of this process and of everything
+    else on the machine, as fractions of one core over the phase, and how long
+    the server's and this process's threads waited for a core (seconds per
+    second); the server's RSS at the end.
+    """
+    stats = Stats()
+    for table in tables:
+        table.stats = stats
+    server_cpu, own_cpu, machine_cpu = cpu_seconds(server.pid), own_cpu_seconds(), machine_cpu_seconds()
+    server_queue, own_queue = queue_seconds(server.pid), queue_seconds(os.getpid())
+    start = time.perf_counter()
+    end = start + duration
+    drivers = [asyncio.create_task(drive(table, pace, start, end, stats)) for table in tables]
+    while (moment := time.perf_counter()) < end:
+        await asyncio.sleep(min(1.0, end - moment))
+        expire(tables, time.perf_counter())
+    await asyncio.gather(*drivers)
+    elapsed = time.perf_counter() - start
+    server_cpu, own_cpu = cpu_seconds(server.pid) - server_cpu, own_cpu_seconds() - own_cpu
+    machine_cpu = machine_cpu_seconds() - machine_cpu
+    server_queue, own_queue = queue_seconds(server.pid) - server_queue, queue_seconds(os.getpid()) - own_queue
+    while any(table.pending for table in tables):
+        expire(tables, time.perf_counter())
+        await asyncio.sleep(0.05)
+    latencies = sorted(stats.latencies)
+    return {
+        "tables": len(tables),
+        "sockets": sum(len(table.live()) for table in tables),
+        "duration_s": round(elapsed, 2),
+        "plays": stats.sent,
+        "plays_seen": len(latencies),
+        "plays_unseen": stats.unseen,
+        "plays_refused": stats.refused,
+        "plays_per_s": round(len(latencies) / elapsed, 1),
+        "p50_ms": milliseconds(percentile(latencies, 0.50)),
+        "p99_ms": milliseconds(percentile(latencies, 0.99)),
+        "max_ms": milliseconds(latencies[-1] if latencies else None),
+        "matches_started": stats.starts,
+        "server_cpu": round(server_cpu / elapsed, 3),
+        "server_cpu_ms_per_play": round(server_cpu * 1000 / len(latencies), 2) if latencies else None,
+        "generator_cpu": round(own_cpu / elapsed, 3),
+        "other_cpu": round(max(0.0, machine_cpu - server_cpu - own_cpu) / elapsed, 3),
+        "server_cpu_queue": round(server_queue / elapsed, 3),
+        "generator_cpu_queue": round(own_queue / elapsed, 3),
+        "server_rss_mb": round(rss_mb(server.pid), 1),
+        "errors": dict(stats.errors),
+    }
+
+
+# ---------------------------------------------------------------------- one server
+
+
+def note(text: str) -> None:
+    """A progress note on standard error (the figures go to standard output)."""
+    print(f"bench load: {text}", file=sys.stderr, flush=True)
+
+
+def emit(line: dict[str, Any]) -> None:
+    """One JSON line of figures on standard output."""
+    print(json.dumps(line), flush=True)
+
+
+def start_server(kind: str, config: Config, folder: Path, core: int | None) -> tuple[ServerProcess, dict[str, str]]:
+    """Start ``cucumber serve`` (on a SQLite file in ``folder``) or the bare server; returns it and its settings."""
+    port = config.port or free_port()
+    if kind == "cucumber":
+        settings = {"DATABASE_URL": f"sqlite:///{folder / 'bench.db'}", **server_settings(config)}
+        argv = [sys.executable, "-m", "app", "serve", "--port", str(port)]
+    else:
+        settings = {}
+        argv = [sys.executable, "-m", "bench.bare_server", "--port", str(port)]
+    server = ServerProcess(kind, argv, {**os.environ, **settings}, port, folder / f"{kind}.log", core)
+    return server, settings
+
+
+async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int | None, int | None],
+                       open_files: int) -> dict[str, dict[str, Any]]:
+    """Set up the tables on one server, run the phases, print a line for each; returns the phase lines."""
+    server, settings = start_server(kind, config, folder, cores[0])
+    tables: list[Table] = []
+    lines: dict[str, dict[str, Any]] = {}
+    try:
+        await server.wait_ready()
+        count = max(config.tables if config.duration > 0 else 0,
+                    config.flat_tables if config.flat_duration > 0 else 0)
+        note(f"{kind}: pid {server.pid}, port {server.port}; opening {count} tables")
+        began = time.perf_counter()
+        tables = await open_tables(server.port, config, count)
+        opened = time.perf_counter()
+        rss_before = rss_mb(server.pid)
+        note(f"{kind}: connecting {count * config.sockets_per_table} sockets")
+        failed = await connect_tables(server.port, tables, config.page)
+        unsettled = await settle(tables, Table.settled)
+        connected = time.perf_counter()
+        rss_after = rss_mb(server.pid)
+        sockets = sum(len(table.live()) for table in tables)
+        note(f"{kind}: starting the matches")
+        setup = Stats()
+        for table in tables:
+            table.stats = setup
+            move = table.next_move()
+            if move is not None:
+                await table.act(move, setup)
+        playing = [table for table in tables if not table.broken()]
+        unstarted = set(await settle(playing, Table.started))
+        usable = [table for table in playing if table not in unstarted]
+        lines["setup"] = {
+            "server": kind, "phase": "setup", "pid": server.pid, "port": server.port,
+            "settings": settings or "uvicorn defaults",
+            "database_fs": filesystem_of(folder) if kind == "cucumber" else None,
+            "server_core": cores[0], "generator_core": cores[1], "open_files": open_files,
+            "tables": count, "players": config.players, "page": config.page, "preset": config.preset,
+            "sockets": sockets, "sockets_failed": failed, "tables_unsettled": len(unsettled),
+            "tables_left_out": count - len(usable),
+            "open_tables_s": round(opened - began, 2), "connect_s": round(connected - opened, 2),
+            "rss_before_sockets_mb": round(rss_before, 1), "rss_after_sockets_mb": round(rss_after, 1),
+            "rss_per_socket_kb": round((rss_after - rss_before) * 1024 / sockets, 1) if sockets else None,
+            "errors": dict(setup.errors),
+        }
+        emit(lines["setup"])
+        if config.duration > 0:
+            note(f"{kind}: human pace, {config.tables} tables for {config.duration:g} s")
+            figures = await run_phase(server, usable[:config.tables], config.pace, config.duration)
+            lines["pace"] = {"server": kind, "phase": "pace", "pace_s": config.pace, **figures}
+            emit(lines["pace"])
+        if config.flat_duration > 0:
+            note(f"{kind}: flat out, {config.flat_tables} tables for {config.flat_duration:g} s")
+            figures = await run_phase(server, usable[:config.flat_tables], 0, config.flat_duration)
+            lines["flat"] = {"server": kind, "phase": "flat", **figures}
+            emit(lines["flat"])
+    finally:
+        await asyncio.to_thread(server.stop)
+        await close_sockets(tables)
+    return lines
+
+
+async def close_sockets(tables: list[Table]) -> None:
+    """Drop every client socket at once (the server is gone or going) and end their readers."""
+    readers = []
+    for table in tables:
+        for sock in table.sockets:
+            if sock.ws is not None and sock.ws.transport is not None:
+                sock.ws.transport.abort()
+            if sock.reader is not None:
+                sock.reader.cancel()
+                readers.append(sock.reader)
+    await asyncio.gather(*readers, return_exceptions=True)
+
+
+def ratio(ours: Any, bare: Any) -> float | None:
+    if not isinstance(ours, (int, float)) or not isinstance(bare, (int, float)) or not bare:
+        return None
+    return round(ours / bare, 2)
+
+
+def ratios(cucumber: dict[str, dict[str, Any]], bare: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The final line: cucumber's figures divided by the bare server's."""
+    line: dict[str, Any] = {"server": "cucumber/bare", "phase": "ratios"}
+    if "pace" in cucumber and "pace" in bare:
+        for key in ("p50_ms", "p99_ms", "server_cpu", "server_cpu_ms_per_play"):
+            line[f"pace_{key}"] = ratio(cucumber["pace"][key], bare["pace"][key])
+    if "flat" in cucumber and "flat" in bare:
+        for key in ("plays_per_s", "p99_ms", "server_cpu", "server_cpu_ms_per_play"):
+            line[f"flat_{key}"] = ratio(cucumber["flat"][key], bare["flat"][key])
+    line["rss_per_socket_kb"] = ratio(cucumber["setup"]["rss_per_socket_kb"], bare["setup"]["rss_per_socket_kb"])
+    return line
+
+
+async def run(config: Config, folder: Path, cores: tuple[int | None, int | None], open_files: int) -> None:
+    """Benchmark the servers the config asks for, one after the other, and print the ratios."""
+    results = {}
+    for kind in ("cucumber", "bare"):
+        if (kind == "cucumber" and config.only_bare) or (kind == "bare" and config.skip_bare):
+            continue
+        results[kind] = await bench_server(kind, config, folder, cores, open_files)
+    if len(results) == 2:
+        emit(ratios(results["cucumber"], results["bare"]))
+
+
+def main(*, tables: int = 1000, players: int = 4, pace: float = 3.0, duration: float = 30.0,
+         flat_tables: int = 60, flat_duration: float = 15.0, page: bool = False, skip_bare: bool = False,
+         only_bare: bool = False, port: int = 0, preset: str = "quick", seed: int = 1,
+         env: list[str] | tuple[str, ...] = ()) -> int:
+    """Run the load benchmark and print its JSON lines; returns the exit status (2: bad options)."""
+    try:
+        config = Config(tables=tables, players=players, pace=pace, duration=duration, flat_tables=flat_tables,
+                        flat_duration=flat_duration, page=page, skip_bare=skip_bare, only_bare=only_bare,
+                        port=port, preset=preset, seed=seed, env=parse_env(env))
+        if tables < 1 or flat_tables < 1 or not 2 <= players <= 7 or pace < 0 or duration < 0 or flat_duration < 0:
+            raise ValueError("--tables and --flat-tables are at least 1, --players 2 to 7, times not negative")
+        if skip_bare and only_bare:
+            raise ValueError("--skip-bare and --only-bare exclude each other")
+    except ValueError as error:
+        print(f"cucumber bench load: {error}", file=sys.stderr)
+        return 2
+    open_files = raise_open_files()
+    cores = choose_cores()
+    if cores[1] is not None:
+        os.sched_setaffinity(0, {cores[1]})
+    folder = database_folder()
+    try:
+        asyncio.run(run(config, folder, cores, open_files))
+    except RuntimeError as error:
+        print(f"cucumber bench load: {error}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0
