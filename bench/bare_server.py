@@ -48,7 +48,7 @@ class BareRoom:
         if seat is not None:
             mine = seat == self.turn and self.phase == "playing"
             you = {"seat": seat, "host": seat == 0, "hand": HAND, "legal": HAND if mine else [],
-                   "reasons": {} if mine else {card: "wait for your turn" for card in HAND}}
+                   "reasons": {} if mine else dict.fromkeys(HAND, "wait for your turn")}
         return {"code": self.code, "phase": self.phase, "preset": "quick", "rules_text": RULES_TEXT,
                 "rules": {"hand_size": 3, "threshold": 21, "lives": 2}, "host": 0, "spectators": 1,
                 "seats": seats, "deal": 1 + self.plays // 12, "trick_number": 1 + self.plays % 12 // 4,
@@ -135,10 +135,9 @@ async def broadcast(room: BareRoom) -> None:
     room.version += 1
     version = room.version
     for websocket, seat in list(room.sockets):
-        try:
+        # A socket that went away leaves through its own handler.
+        with contextlib.suppress(Exception):
             await websocket.send_json({"type": "state", "version": version, "state": room.state(seat)})
-        except Exception:  # a socket that went away leaves through its own handler
-            pass
 
 
 def main() -> None:

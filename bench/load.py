@@ -166,8 +166,8 @@ def filesystem_of(path: Path) -> str:
         for line in file:
             parts = line.split()
             mount = parts[1].replace("\\040", " ")
-            if str(path).startswith(mount.rstrip("/") + "/") or str(path) == mount:
-                if len(mount) >= len(best):
+            inside = str(path).startswith(mount.rstrip("/") + "/") or str(path) == mount
+            if inside and len(mount) >= len(best):
                     best, kind = mount, parts[2]
     return kind
 
@@ -205,7 +205,7 @@ class ServerProcess:
 
         with open(log, "ab") as out:
             self.process = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                            preexec_fn=prepare)
+                                            preexec_fn=prepare)  # noqa: PLW1509 (the bench runs no threads yet)
         self.pid = self.process.pid
 
     async def wait_ready(self) -> None:
@@ -467,7 +467,7 @@ async def open_tables(port: int, config: Config, count: int) -> list[Table]:
         for attempt in range(3):
             try:
                 status, answer = await http("POST", port, path, body)
-            except (OSError, asyncio.TimeoutError, ValueError, IndexError) as error:
+            except (TimeoutError, OSError, ValueError, IndexError) as error:
                 status, answer = 0, {"error": repr(error)}
             if status == 201:
                 return answer
@@ -525,7 +525,7 @@ async def connect_tables(port: int, tables: list[Table], page: bool) -> int:
         spectator = Socket(table, "json", None)
         table.sockets = [*table.players, spectator]
         jobs += [one(sock, api, {"type": "hello", "token": token}, None)
-                 for sock, token in zip(table.players, table.tokens)]
+                 for sock, token in zip(table.players, table.tokens, strict=False)]
         jobs.append(one(spectator, api, {"type": "hello"}, None))
         if page:
             for token in [*table.tokens, None]:

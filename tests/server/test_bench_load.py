@@ -35,7 +35,7 @@ def test_a_small_run_reports_every_phase_of_both_servers(options):
         assert setup["rss_per_socket_kb"] is not None
         for phase in ("pace", "flat"):
             line = phases[server, phase]
-            assert PHASE_KEYS <= set(line)
+            assert set(line) >= PHASE_KEYS
             assert line["plays_seen"] > 0, line
     assert {"pace_p99_ms", "pace_server_cpu", "flat_plays_per_s"} <= set(phases["cucumber/bare", "ratios"])
 
