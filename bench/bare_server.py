@@ -7,6 +7,7 @@ version and sends a state of about 2 KB to every socket of the room, one by one.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
