@@ -9,12 +9,12 @@ only then makes it its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from app.game.rules import MAX_PLAYERS as MAX_SEATS
 from app.game.rules import MIN_PLAYERS as MIN_SEATS
 from app.game.rules import Rules
-from app.identity import hash_token, new_token
+from app.identity import hash_token, new_player_id, new_token
 from app.names import InvalidName, clean_name, same_name
 from app.rooms.errors import ErrorCode, RoomError
 
@@ -23,11 +23,19 @@ __all__ = ["MAX_SEATS", "MIN_SEATS", "Lobby", "Seat", "seat_of"]
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """One seat at the table: a person (``token_hash``) or a bot (``bot`` strength)."""
+    """One seat at the table: a person (``token_hash``) or a bot (``bot`` strength), and who sits there.
+
+    ``player`` is the occupant's public id (:func:`~app.identity.new_player_id`):
+    actions aimed at a seat name it, so that they miss rather than hit
+    whoever sits there next. A new occupant (a person joining, a bot, a bot
+    taking over, a newcomer given the seat) gets a new id; a person moving
+    their seat to another device keeps theirs.
+    """
 
     name: str
     token_hash: str | None
     bot: str | None = None
+    player: str = field(kw_only=True)
 
     @property
     def is_bot(self) -> bool:
@@ -97,7 +105,8 @@ class Lobby:
         self._require_room("; you can watch")
         token = new_token()
         token_hash = hash_token(token)
-        return replace(self, seats=(*self.seats, Seat(name, token_hash)), host=self.host or token_hash), token
+        seat = Seat(name, token_hash, player=new_player_id())
+        return replace(self, seats=(*self.seats, seat), host=self.host or token_hash), token
 
     def without(self, index: int) -> Lobby:
         """Seat ``index`` freed, the later seats moving up."""
@@ -108,15 +117,21 @@ class Lobby:
         self._require_room()
         taken = {seat.name.casefold() for seat in self.seats}
         number = next(n for n in range(1, MAX_SEATS + 2) if f"{strength} bot {n}".casefold() not in taken)
-        return replace(self, seats=(*self.seats, Seat(f"{strength.capitalize()} bot {number}", None, bot=strength)))
+        bot = Seat(f"{strength.capitalize()} bot {number}", None, bot=strength, player=new_player_id())
+        return replace(self, seats=(*self.seats, bot))
 
     def with_seat_to_bot(self, index: int, strength: str) -> Lobby:
-        """Seat ``index``'s person replaced by a bot of ``strength`` under the same name, for good."""
+        """Seat ``index``'s person replaced by a bot of ``strength`` under the same name, for good.
+
+        The bot is a new occupant: the seat gets a new player id. Raises
+        ``bad_request`` (422) when a bot already plays the seat.
+        """
         if self.seats[index].is_bot:
             raise RoomError(ErrorCode.BAD_REQUEST, "a bot already plays this seat", status=422)
-        seats = list(self.seats)
-        seats[index] = Seat(seats[index].name, None, bot=strength)
-        return replace(self, seats=tuple(seats))
+        return self._with_seat(index, Seat(self.seats[index].name, None, bot=strength, player=new_player_id()))
+
+    def _with_seat(self, index: int, seat: Seat) -> Lobby:
+        return replace(self, seats=(*self.seats[:index], seat, *self.seats[index + 1:]))
 
     def _require_room(self, hint: str = "") -> None:
         if len(self.seats) >= MAX_SEATS:

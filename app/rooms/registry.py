@@ -92,7 +92,7 @@ class RoomRegistry:
                 continue
             room = self._new_room(snap.code, rules, snap.created_at)
             stored = sorted(snap.seats, key=lambda s: s.seat)
-            seats = tuple(Seat(seat.name, seat.token_hash, seat.bot) for seat in stored)
+            seats = tuple(Seat(seat.name, seat.token_hash, seat.bot, player=seat.player) for seat in stored)
             room.lobby = Lobby(rules, seats, snap.host_token_hash, snap.turn_seconds)
             current = room.current
             if snap.match is not None:

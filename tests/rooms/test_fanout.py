@@ -55,7 +55,7 @@ class CountingRenderer:
 
 
 def table(match=None) -> Table:
-    seats = (Seat("Ana", "a" * 64), Seat("Ben", "b" * 64))
+    seats = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Ben", "b" * 64, player="ben2345678"))
     return Table(code="ROOM1", version=7, rules=Rules(hand_size=3), seats=seats, host="a" * 64, match=match,
                  match_id=None, last_summary=None, connected=frozenset({0, 1}), away=frozenset(), spectators=2,
                  turn_seconds=None, turn_remaining=None)
@@ -100,7 +100,7 @@ async def test_presence_counts_a_person_here_while_one_of_their_connections_is_o
     presence.detach(second, now=31.0)
     assert presence.absent_for("a" * 64, 40.0) == 9.0
     assert not presence.detach(second, now=41.0)
-    seats = (Seat("Ana", "a" * 64), Seat("Bot", None, bot="easy"))
+    seats = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Bot", None, bot="easy", player="easy234567"))
     assert presence.absences(seats, 40.0) == [9.0, None]
     assert presence.spectators(seats) == 0
 

@@ -14,7 +14,8 @@ from app.rooms.lobby import Seat
 from app.rooms.protocol import JsonRenderer, state_message
 from app.rooms.views import Table, room_view
 
-SEATS = (Seat("Ana", "a" * 64), Seat("Ben", "b" * 64), Seat("Easy bot 1", None, bot="easy"))
+SEATS = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Ben", "b" * 64, player="ben2345678"),
+         Seat("Easy bot 1", None, bot="easy", player="easy234567"))
 VIEWERS = [(0, True), (1, False), (2, False), (None, False), (None, True)]
 CONTEXT = {"path_for": lambda name, **params: f"/{name}", "deal_pause": 4.0}
 
