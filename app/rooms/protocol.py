@@ -261,7 +261,7 @@ def public_state_json(view: RoomView) -> dict[str, Any]:
         "host": view.host_seat,
         "spectators": view.spectators,
         "seats": [
-            {"seat": seat.seat, "name": seat.name, "bot": seat.bot, "connected": seat.connected,
+            {"seat": seat.seat, "player": seat.player, "name": seat.name, "bot": seat.bot, "connected": seat.connected,
              "away": seat.away, "score": seat.score, "lives": seat.lives, "eliminated": seat.eliminated,
              "dealer": seat.is_dealer, "turn": seat.is_turn, "cards_left": seat.cards_left,
              "played": [card.code for card in seat.played]}
@@ -296,11 +296,12 @@ def public_state_json(view: RoomView) -> dict[str, Any]:
 
 
 def you_json(view: RoomView) -> dict[str, Any] | None:
-    """The state's ``you``: the viewer's seat, whether they host, their hand and what they may play."""
+    """The state's ``you``: the viewer's seat and player id, whether they host, their hand and what they may play."""
     if view.you_seat is None and not view.you_are_host:
         return None
     return {
         "seat": view.you_seat,
+        "player": None if view.you_seat is None else view.seats[view.you_seat].player,
         "host": view.you_are_host,
         "hand": [held.card.code for held in view.hand],
         "legal": [held.card.code for held in view.hand if held.legal],

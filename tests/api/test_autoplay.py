@@ -39,7 +39,7 @@ def test_a_room_of_bots_started_through_the_api_finishes_on_its_own(client):
     seat_bots(host, ["easy", "normal", "hard"])
     host.send({"type": "leave"})
     state = host.next_state()
-    assert state["you"] == {"seat": None, "host": True, "hand": [], "legal": [], "reasons": {}}
+    assert state["you"] == {"seat": None, "player": None, "host": True, "hand": [], "legal": [], "reasons": {}}
     host.send({"type": "start"})
     final = host.until(lambda s: s["phase"] == "finished")
     assert final["winners"] and client.get(f"/api/matches/{final['match_id']}/record").status_code == 200

@@ -86,6 +86,13 @@ def test_a_spectator_page_holds_no_hand(client):
     assert "You are watching" in page
 
 
+def test_every_seat_on_the_page_carries_its_player_id(client):
+    code, _ = started_room(client)
+    page = client.get(f"/r/{code}").text
+    for seat in client.app.state.registry.get(code).seats:
+        assert f'data-player="{seat.player}"' in page
+
+
 def test_names_are_escaped_everywhere(client):
     code, tokens = open_room(client, ["<b onclick=x>", "<script>y"])
     page = client.get(f"/r/{code}").text

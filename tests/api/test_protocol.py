@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from app.game.record import replay
+from app.identity import is_player_id
 from tests.api.conftest import Peer, open_room
 
 CARD = re.compile(r"^[2-9TJQKA][CDHS]$")
@@ -278,6 +279,24 @@ def test_versions_increase_and_every_state_is_complete(client, table):
         assert {"phase", "rules", "seats", "dealer", "turn", "trick", "winners", "match_id", "you"} <= set(
             message["state"])
         json.dumps(message)
+
+
+def test_every_seat_shows_its_player_id_and_each_player_knows_theirs(client):
+    code, tokens = open_room(client, NAMES[:2])
+    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana.send({"type": "add_bot", "strength": "easy"})
+    state = ana.until(lambda s: len(s["seats"]) == 3)
+    players = [seat["player"] for seat in state["seats"]]
+    assert len(set(players)) == 3 and all(is_player_id(player) for player in players)
+    assert state["you"]["player"] == players[0]
+    assert ben.until_version(ana.version)["you"]["player"] == players[1]
+    assert Peer(client, code).state["you"] is None
+    # A new "Ben" is a new player.
+    ben.send({"type": "leave"})
+    client.post(f"/api/rooms/{code}/players", json={"name": "Ben"})
+    state = ana.until(lambda s: [seat["name"] for seat in s["seats"]] == ["Ana", "Easy bot 1", "Ben"])
+    assert [seat["player"] for seat in state["seats"]][:2] == [players[0], players[2]]
+    assert state["seats"][2]["player"] not in players
 
 
 def test_a_play_for_a_moment_that_has_passed_is_refused(client, table):
