@@ -145,13 +145,13 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None
         case SetRules():
             await room.set_rules(who, message.to_rules())
         case Remove():
-            await room.remove_seat(who, message.seat)
+            await room.remove_seat(who, message.target)
         case Leave():
             await room.leave(who)
         case AddBot():
             await room.add_bot(who, message.strength)
         case HandToBot():
-            await room.hand_to_bot(who, message.seat, message.strength)
+            await room.hand_to_bot(who, message.target, message.strength)
         case SetClock():
             await room.set_clock(who, message.seconds)
         case Sync():

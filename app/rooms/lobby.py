@@ -18,7 +18,7 @@ from app.identity import hash_token, new_player_id, new_token
 from app.names import InvalidName, clean_name, same_name
 from app.rooms.errors import ErrorCode, RoomError
 
-__all__ = ["MAX_SEATS", "MIN_SEATS", "Lobby", "Seat", "seat_of"]
+__all__ = ["MAX_SEATS", "MIN_SEATS", "Lobby", "Seat", "Target", "seat_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +41,20 @@ class Seat:
     def is_bot(self) -> bool:
         """Whether a bot sits here."""
         return self.bot is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The seat an action is aimed at: ``player``, the id of who sat there when it was chosen, and/or ``seat``.
+
+    A player id keeps aiming at that person while seats shift (someone
+    before them leaves) and misses once they are gone; a seat index alone is
+    the older form and hits whoever sits there when the action arrives.
+    With both, the action is meant for that player in that seat only.
+    """
+
+    player: str | None = None
+    seat: int | None = None
 
 
 def seat_of(seats: Sequence[Seat], token_hash: str | None) -> int | None:
@@ -87,6 +101,28 @@ class Lobby:
         """``index`` if it names a seat; ``bad_request`` (422) otherwise."""
         if not 0 <= index < len(self.seats):
             raise RoomError(ErrorCode.BAD_REQUEST, "no such seat", status=422)
+        return index
+
+    def index_of(self, player: str) -> int | None:
+        """The index of the seat whose occupant has the public id ``player``, or ``None``."""
+        return next((index for index, seat in enumerate(self.seats) if seat.player == player), None)
+
+    def target_seat(self, target: Target) -> int:
+        """The index of the seat ``target`` aims at.
+
+        Raises ``seat_changed`` (409) when ``target.player`` holds no seat
+        (they left, were removed or replaced) or, given ``target.seat`` too,
+        not that one; ``bad_request`` (422) for an index alone that names no
+        seat, or a target naming nothing.
+        """
+        if target.player is None:
+            if target.seat is None:
+                raise RoomError(ErrorCode.BAD_REQUEST, "name the seat's player", status=422)
+            return self.check_seat(target.seat)
+        index = self.index_of(target.player)
+        if index is None or target.seat not in (None, index):
+            raise RoomError(ErrorCode.SEAT_CHANGED, "that seat changed since you chose it (someone left, or "
+                            "another player sits there now); nothing was done")
         return index
 
     def joined(self, raw_name: str) -> tuple[Lobby, str]:

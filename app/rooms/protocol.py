@@ -15,14 +15,26 @@ import json
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from app.bots.strength import BotStrength
 from app.game.errors import InvalidRules
 from app.game.rules import Rules, preset
 from app.game.views import TrickCard
+from app.identity import is_player_id
 from app.names import form_number
 from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.lobby import Target
 from app.rooms.schedule import CLOCK_RANGE
 from app.rooms.views import RoomView
 from app.wording import unplayable
@@ -102,8 +114,40 @@ class SetRules(_Message):
         return rules_from(self.preset, self.rules)
 
 
-_SEAT_REFUSAL = (ErrorCode.BAD_REQUEST, "no such seat")
 _STRENGTH_REFUSAL = (ErrorCode.BAD_REQUEST, f"a bot is {', '.join(BotStrength)}")
+
+
+class _AimedAtSeat(_Message):
+    """A host's action on one seat, aimed by ``player`` (the state's ``seats[].player``), ``seat`` or both.
+
+    The page always names the player; ``seat`` alone is the older form. A
+    message naming neither, or with something else than a player id as
+    ``player``, is refused with ``bad_request``.
+    """
+
+    seat: StrictInt | None = None
+    player: StrictStr | None = None
+    refusals = {"seat": (ErrorCode.BAD_REQUEST, "no such seat"),
+                "player": (ErrorCode.BAD_REQUEST, "player is a seat's player id (the state's seats[].player)"),
+                "": (ErrorCode.BAD_REQUEST, 'name the seat by its "player" (the state\'s seats[].player)')}
+
+    @field_validator("player")
+    @classmethod
+    def _player_id(cls, value: str | None) -> str | None:
+        if value is not None and not is_player_id(value):
+            raise ValueError("not a player id")
+        return value
+
+    @model_validator(mode="after")
+    def _aimed(self) -> _AimedAtSeat:
+        if self.seat is None and self.player is None:
+            raise ValueError("no seat named")
+        return self
+
+    @property
+    def target(self) -> Target:
+        """The seat this message aims at."""
+        return Target(player=self.player, seat=self.seat)
 
 
 class AddBot(_Message):
@@ -114,21 +158,18 @@ class AddBot(_Message):
     refusals = {"strength": _STRENGTH_REFUSAL}
 
 
-class HandToBot(_Message):
-    """The host hands ``seat`` (an away player's) to a bot of ``strength`` for good."""
+class HandToBot(_AimedAtSeat):
+    """The host hands an away player's seat to a bot of ``strength`` for good."""
 
     type: Literal["hand_to_bot"]
-    seat: StrictInt
     strength: BotStrength = BotStrength.NORMAL
-    refusals = {"seat": _SEAT_REFUSAL, "strength": _STRENGTH_REFUSAL}
+    refusals = {**_AimedAtSeat.refusals, "strength": _STRENGTH_REFUSAL}
 
 
-class Remove(_Message):
-    """The host frees ``seat``."""
+class Remove(_AimedAtSeat):
+    """The host frees a seat."""
 
     type: Literal["remove"]
-    seat: StrictInt
-    refusals = {"seat": _SEAT_REFUSAL}
 
 
 class Leave(_Message):

@@ -25,7 +25,7 @@ from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.fanout import Renderings, send_state
-from app.rooms.lobby import MAX_SEATS, MIN_SEATS, Lobby, Seat
+from app.rooms.lobby import MAX_SEATS, MIN_SEATS, Lobby, Seat, Target
 from app.rooms.persistence import RoomStore, now
 from app.rooms.presence import Presence
 from app.rooms.schedule import (
@@ -151,11 +151,14 @@ class Room:
         async with self.lock:
             await self._remove(self.lobby.require_seat(token_hash))
 
-    async def remove_seat(self, token_hash: str | None, seat: int) -> None:
-        """The host frees ``seat`` (a person or a bot), outside a match."""
+    async def remove_seat(self, token_hash: str | None, target: Target) -> None:
+        """The host frees the seat ``target`` aims at (a person or a bot), outside a match.
+
+        Refused with ``seat_changed`` when the player it names no longer sits there.
+        """
         async with self.lock:
             self.lobby.require_host(token_hash)
-            await self._remove(self.lobby.check_seat(seat))
+            await self._remove(self.lobby.target_seat(target))
 
     async def _remove(self, seat: int) -> None:
         self._require_no_match("seats cannot change during a match")
@@ -175,15 +178,17 @@ class Room:
             self._changed()
             return len(self.seats) - 1
 
-    async def hand_to_bot(self, token_hash: str | None, seat: int, strength: str = "normal") -> None:
-        """The host hands ``seat`` to a bot of ``strength`` for good (e.g. a player who left mid-match).
+    async def hand_to_bot(self, token_hash: str | None, target: Target, strength: str = "normal") -> None:
+        """The host hands the seat ``target`` aims at to a bot of ``strength`` for good (e.g. a player who left
+        mid-match).
 
         Only for a person who is away (gone past the grace period): the
-        person loses the seat and may watch.
+        person loses the seat and may watch. Refused with ``seat_changed``
+        when the player it names no longer sits there.
         """
         async with self.lock:
             self.lobby.require_host(token_hash)
-            index = self.lobby.check_seat(seat)
+            index = self.lobby.target_seat(target)
             lobby = self.lobby.with_seat_to_bot(index, strength)
             if index not in self._away:
                 raise RoomError(ErrorCode.PLAYER_PRESENT, f"{self.seats[index].name} is here or only just left; "

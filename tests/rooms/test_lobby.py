@@ -7,7 +7,7 @@ import pytest
 from app.game.rules import Rules
 from app.identity import hash_token, is_player_id
 from app.rooms.errors import ErrorCode, RoomError
-from app.rooms.lobby import MAX_SEATS, Lobby, Seat
+from app.rooms.lobby import MAX_SEATS, Lobby, Seat, Target
 
 
 def refusal(action) -> ErrorCode:
@@ -72,3 +72,20 @@ def test_host_and_seat_checks():
     assert refusal(lambda: lobby.require_seat(hash_token("stranger"))) == ErrorCode.NOT_SEATED
     assert refusal(lambda: lobby.check_seat(1)) == ErrorCode.BAD_REQUEST
     assert refusal(lambda: lobby.check_seat(-1)) == ErrorCode.BAD_REQUEST
+
+
+def test_an_action_aims_at_a_player_wherever_they_sit_and_misses_once_they_are_gone():
+    lobby, _ = Lobby(Rules()).joined("Ana")
+    lobby, _ = lobby.joined("Ben")
+    lobby, _ = lobby.joined("Cy")
+    ana, ben, cy = (seat.player for seat in lobby.seats)
+    assert lobby.target_seat(Target(player=cy)) == 2
+    assert lobby.target_seat(Target(player=cy, seat=2)) == 2
+    assert lobby.target_seat(Target(seat=1)) == 1  # the older form: whoever sits there
+    moved = lobby.without(1)  # Ben leaves: Cy moves up
+    assert moved.target_seat(Target(player=cy)) == 1
+    assert refusal(lambda: moved.target_seat(Target(player=ben))) == ErrorCode.SEAT_CHANGED
+    assert refusal(lambda: moved.target_seat(Target(player=cy, seat=2))) == ErrorCode.SEAT_CHANGED
+    assert refusal(lambda: moved.target_seat(Target(player=ana, seat=1))) == ErrorCode.SEAT_CHANGED
+    assert refusal(lambda: moved.target_seat(Target(seat=2))) == ErrorCode.BAD_REQUEST
+    assert refusal(lambda: moved.target_seat(Target())) == ErrorCode.BAD_REQUEST
