@@ -103,6 +103,29 @@ class Lobby:
             raise RoomError(ErrorCode.BAD_REQUEST, "no such seat", status=422)
         return index
 
+    def require_players(self) -> None:
+        """Refuse with ``not_enough_players`` unless 2 to 7 are seated, as a match needs (docs/rules.md §1)."""
+        if not MIN_SEATS <= len(self.seats) <= MAX_SEATS:
+            raise RoomError(ErrorCode.NOT_ENOUGH_PLAYERS, f"a match needs {MIN_SEATS} to {MAX_SEATS} players")
+
+    def require_away_seat(self, token_hash: str | None, target: Target, away: frozenset[int]) -> int:
+        """The index of the seat ``target`` aims at, for the host (``token_hash``) to hand to someone else.
+
+        It must hold a person (``bad_request``, 422, for a bot) who is in
+        ``away``, the seats gone past the grace period (``player_present``
+        otherwise). Raises ``not_host`` (403) for anyone but the host, and
+        ``seat_changed`` as :meth:`target_seat` does.
+        """
+        self.require_host(token_hash)
+        index = self.target_seat(target)
+        seat = self.seats[index]
+        if seat.is_bot:
+            raise RoomError(ErrorCode.BAD_REQUEST, "a bot already plays this seat", status=422)
+        if index not in away:
+            raise RoomError(ErrorCode.PLAYER_PRESENT, f"{seat.name} is here or only just left; a seat changes "
+                            "hands only once its player has been away a while")
+        return index
+
     def index_of(self, player: str) -> int | None:
         """The index of the seat whose occupant has the public id ``player``, or ``None``."""
         return next((index for index, seat in enumerate(self.seats) if seat.player == player), None)

@@ -22,7 +22,7 @@ from app.identity import new_room_code, normalise_code
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby, Seat
 from app.rooms.persistence import RoomStore, StorageUnavailable
-from app.rooms.retention import RoomFacts, is_unused
+from app.rooms.retention import RoomFacts, is_idle, is_unused
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.settings import Settings
@@ -134,7 +134,7 @@ class RoomRegistry:
             facts = RoomFacts(started=room.match is not None or room.current.match_id is not None,
                               connected=bool(room.connections), quiet_for=moment - room.last_active)
             unused = is_unused(facts, self.settings.unused_room_seconds)
-            if not unused and not room.is_idle(self.settings.room_idle_seconds):
+            if not unused and not is_idle(facts, self.settings.room_idle_seconds):
                 continue
             try:
                 if unused:

@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from app.game.match import Match
 from app.game.rules import Rules
@@ -25,7 +24,7 @@ from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.fanout import Renderings, send_state
-from app.rooms.lobby import MAX_SEATS, MIN_SEATS, Lobby, Seat, Target
+from app.rooms.lobby import Lobby, Seat, Target
 from app.rooms.persistence import RoomStore, now
 from app.rooms.presence import Presence
 from app.rooms.schedule import (
@@ -36,7 +35,6 @@ from app.rooms.schedule import (
     TurnClock,
     TurnFacts,
     away_seats,
-    moment_of,
     next_due,
     turn_due,
 )
@@ -126,10 +124,6 @@ class Room:
             return None
         return self._turn.remaining(self.lobby.turn_seconds, self._clock())
 
-    def is_idle(self, idle_seconds: float) -> bool:
-        """Whether nobody is connected and nothing happened for ``idle_seconds``."""
-        return not self.connections and self._clock() - self.last_active >= idle_seconds
-
     # ------------------------------------------------------------------ seats and settings
 
     async def join(self, name: str) -> tuple[int, str]:
@@ -140,7 +134,7 @@ class Room:
         """
         async with self.lock:
             lobby, token = self.lobby.joined(name)
-            self._require_no_match("the match has started; you can watch it")
+            self.current.require_not_playing("the match has started; you can watch it")
             await self._save(lobby)
             self.presence.gone_from([lobby.seats[-1].token_hash], self._clock())
             self._changed()
@@ -152,16 +146,13 @@ class Room:
             await self._remove(self.lobby.require_seat(token_hash))
 
     async def remove_seat(self, token_hash: str | None, target: Target) -> None:
-        """The host frees the seat ``target`` aims at (a person or a bot), outside a match.
-
-        Refused with ``seat_changed`` when the player it names no longer sits there.
-        """
+        """The host frees the seat ``target`` aims at (a person or a bot) outside a match (``Lobby.target_seat``)."""
         async with self.lock:
             self.lobby.require_host(token_hash)
             await self._remove(self.lobby.target_seat(target))
 
     async def _remove(self, seat: int) -> None:
-        self._require_no_match("seats cannot change during a match")
+        self.current.require_not_playing("seats cannot change during a match")
         removed = self.seats[seat]
         await self._save(self.lobby.without(seat))
         if self.phase == "finished":
@@ -171,45 +162,36 @@ class Room:
 
     async def add_bot(self, token_hash: str | None, strength: str) -> int:
         """The host seats a bot of ``strength`` (``easy``/``normal``/``hard``); returns its seat."""
-        async with self.lock:
-            self.lobby.require_host(token_hash)
-            self._require_no_match("seats cannot change during a match")
-            await self._save(self.lobby.with_bot(strength))
-            self._changed()
-            return len(self.seats) - 1
+        lobby = await self._change(token_hash, "seats cannot change during a match", lambda now: now.with_bot(strength))
+        return len(lobby.seats) - 1
 
     async def hand_to_bot(self, token_hash: str | None, target: Target, strength: str = "normal") -> None:
-        """The host hands the seat ``target`` aims at to a bot of ``strength`` for good (e.g. a player who left
-        mid-match).
+        """The host hands an away person's seat, the one ``target`` aims at, to a bot of ``strength`` for good.
 
-        Only for a person who is away (gone past the grace period): the
-        person loses the seat and may watch. Refused with ``seat_changed``
-        when the player it names no longer sits there.
+        The person loses the seat and may watch. Refused as :meth:`Lobby.require_away_seat` says.
         """
         async with self.lock:
-            self.lobby.require_host(token_hash)
-            index = self.lobby.target_seat(target)
-            lobby = self.lobby.with_seat_to_bot(index, strength)
-            if index not in self._away:
-                raise RoomError(ErrorCode.PLAYER_PRESENT, f"{self.seats[index].name} is here or only just left; "
-                                "a seat goes to a bot only once its player has been away a while")
-            await self._save(lobby)
+            index = self.lobby.require_away_seat(token_hash, target, self._away)
+            await self._save(self.lobby.with_seat_to_bot(index, strength))
             self._changed()
 
     async def set_rules(self, token_hash: str | None, rules: Rules) -> None:
         """The host changes the rules before a match starts."""
-        await self._set(token_hash, "the rules cannot change during a match", rules=rules)
+        await self._change(token_hash, "the rules cannot change during a match", lambda now: replace(now, rules=rules))
 
     async def set_clock(self, token_hash: str | None, seconds: int | None) -> None:
         """The host sets the turn clock (seconds per turn) or turns it off (``None``)."""
-        await self._set(token_hash, "the turn clock cannot change during a match", turn_seconds=seconds)
+        await self._change(token_hash, "the turn clock cannot change during a match",
+                           lambda now: replace(now, turn_seconds=seconds))
 
-    async def _set(self, token_hash: str | None, refusal: str, **change: Any) -> None:
+    async def _change(self, token_hash: str | None, refusal: str, change: Callable[[Lobby], Lobby]) -> Lobby:
+        """The host changes the lobby outside a match (else ``refusal``); returns the new lobby."""
         async with self.lock:
             self.lobby.require_host(token_hash)
-            self._require_no_match(refusal)
-            await self._save(replace(self.lobby, **change))
+            self.current.require_not_playing(refusal)
+            await self._save(change(self.lobby))
             self._changed()
+            return self.lobby
 
     # ------------------------------------------------------------------ the match
 
@@ -217,9 +199,8 @@ class Room:
         """The host starts a match (or a new one after the last) with everyone seated (2–7)."""
         async with self.lock:
             self.lobby.require_host(token_hash)
-            self._require_no_match("a match is already being played")
-            if not MIN_SEATS <= len(self.seats) <= MAX_SEATS:
-                raise RoomError(ErrorCode.NOT_ENOUGH_PLAYERS, f"a match needs {MIN_SEATS} to {MAX_SEATS} players")
+            self.current.require_not_playing("a match is already being played")
+            self.lobby.require_players()
             await self.current.start([seat.name for seat in self.seats], self.lobby.rules, self._rng)
             self._changed()
 
@@ -227,18 +208,12 @@ class Room:
                    match_id: str | None = None) -> None:
         """The person in ``token_hash``'s seat plays ``card`` (a card code), checked by the engine.
 
-        ``match_id`` and ``moment`` (the deal from 1, and the cards already
-        played in it) name the match and moment the card was chosen for: if
-        the table has moved on since (a second tab, a click sent while
-        offline, a new match), ``stale_play``.
+        ``match_id`` and ``moment`` name the match and moment the card was
+        chosen for (:meth:`CurrentMatch.play`): ``stale_play`` if the table
+        has moved on since.
         """
         async with self.lock:
-            seat = self.lobby.require_seat(token_hash)
-            if self.match is not None and ((moment is not None and moment != moment_of(self.match))
-                                           or (match_id is not None and match_id != self.current.match_id)):
-                raise RoomError(ErrorCode.STALE_PLAY,
-                                "the table has moved on since you chose that card; nothing was played")
-            await self.current.play(seat, card)
+            await self.current.play(self.lobby.require_seat(token_hash), card, moment, match_id)
             self._changed()
 
     async def deal_next(self) -> bool:
@@ -307,10 +282,6 @@ class Room:
             return await self.current.store_finish()
 
     # ------------------------------------------------------------------ helpers
-
-    def _require_no_match(self, message: str) -> None:
-        if self.phase == "playing":
-            raise RoomError(ErrorCode.MATCH_STARTED, message)
 
     async def _save(self, lobby: Lobby) -> None:
         """Store the room with ``lobby``, then make it the room's (refused, nothing changed, if storage fails)."""

@@ -89,3 +89,23 @@ def test_an_action_aims_at_a_player_wherever_they_sit_and_misses_once_they_are_g
     assert refusal(lambda: moved.target_seat(Target(player=ana, seat=1))) == ErrorCode.SEAT_CHANGED
     assert refusal(lambda: moved.target_seat(Target(seat=2))) == ErrorCode.BAD_REQUEST
     assert refusal(lambda: moved.target_seat(Target())) == ErrorCode.BAD_REQUEST
+
+
+def test_the_host_hands_on_only_an_away_persons_seat():
+    lobby, ana = Lobby(Rules()).joined("Ana")
+    lobby, ben = lobby.joined("Ben")
+    lobby = lobby.with_bot("easy")
+    host = hash_token(ana)
+    ben_seat, bot_seat = Target(player=lobby.seats[1].player), Target(player=lobby.seats[2].player)
+    assert lobby.require_away_seat(host, ben_seat, frozenset({1})) == 1
+    assert refusal(lambda: lobby.require_away_seat(host, ben_seat, frozenset())) == ErrorCode.PLAYER_PRESENT
+    assert refusal(lambda: lobby.require_away_seat(host, bot_seat, frozenset({2}))) == ErrorCode.BAD_REQUEST
+    assert refusal(lambda: lobby.require_away_seat(hash_token(ben), ben_seat, frozenset({1}))) == ErrorCode.NOT_HOST
+    without_ben = lobby.without(1)  # the bot moves up into Ben's place
+    assert refusal(lambda: without_ben.require_away_seat(host, ben_seat, frozenset({1}))) == ErrorCode.SEAT_CHANGED
+
+
+def test_a_match_needs_two_to_seven_seated():
+    lobby, _ = Lobby(Rules()).joined("Ana")
+    assert refusal(lobby.require_players) == ErrorCode.NOT_ENOUGH_PLAYERS
+    lobby.with_bot("easy").require_players()
