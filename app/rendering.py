@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import segno
 from fastapi.templating import Jinja2Templates
 from jinja2 import Template, pass_context
+from markupsafe import Markup, escape
 
 from app.bots.strength import BotStrength
 from app.game.cards import Card
@@ -53,6 +55,22 @@ templates.env.filters.update(
     suit_symbol=suit_symbol,
     unplayable=unplayable,
 )
+
+
+def qr_svg(text: str, label: str) -> Markup:
+    """``text`` (a link) as a QR code: inline SVG markup, for a template.
+
+    Dark on a white ground with its quiet zone, so that it scans in a dark
+    colour scheme too; no ``style`` attribute (the pages' policy refuses
+    them); named ``label`` for screen readers (``role="img"``, ``aria-label``
+    and a ``<title>``). Raises ``segno.DataOverflowError`` for text longer
+    than a QR code holds (about 2,300 characters at this error correction).
+    """
+    svg = segno.make(text, error="m").svg_inline(scale=4, dark="#000", light="#fff", title=label, svgclass="qr-code")
+    return Markup('<svg role="img" aria-label="{}" {}'.format(escape(label), svg.removeprefix("<svg ")))
+
+
+templates.env.globals["qr_svg"] = qr_svg
 
 
 def render_blocks(template_name: str, blocks: list[str], context: dict[str, Any]) -> str:

@@ -16,15 +16,25 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
+from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from app.api.deps import RegistryDep, SettingsDep, client_address, cookie_name, get_limiter, origin_allowed
+from app.api.deps import (
+    RegistryDep,
+    SettingsDep,
+    client_address,
+    cookie_name,
+    get_limiter,
+    origin_allowed,
+    public_base,
+)
 from app.identity import hash_token
 from app.rooms.connection import Connection, Renderer
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import (
     AddBot,
     ClientMessage,
+    DeviceLink,
     HandToBot,
     Heartbeat,
     Hello,
@@ -33,6 +43,7 @@ from app.rooms.protocol import (
     Play,
     ProtocolError,
     Remove,
+    SeatLink,
     SetClock,
     SetRules,
     Start,
@@ -42,6 +53,7 @@ from app.rooms.protocol import (
 )
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
+from app.rooms.seat_links import Link, LinkKind
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -131,7 +143,15 @@ async def protocol_socket(websocket: WebSocket, code: str, registry: RegistryDep
         if not room.lobby.knows(token_hash):
             await _refuse(websocket, ErrorCode.UNKNOWN_TOKEN, "this token has no seat in this room", CLOSE_BAD_TOKEN)
             return
-    await serve(websocket, room, settings, token_hash, JsonRenderer())
+    await serve(websocket, room, settings, token_hash, JsonRenderer(link_url=link_url(websocket, settings)))
+
+
+def link_url(conn: HTTPConnection, settings: Settings) -> Callable[[Link], str]:
+    """How a seat link made for this connection's person is written: the public address of the
+    page that takes a seat, then ``#`` and the secret. Browsers never send what follows ``#``,
+    so the secret appears in no request line and no server's or proxy's log."""
+    base = public_base(conn, settings)
+    return lambda link: f"{base}{conn.app.url_path_for('take_seat_page', code=link.room)}#{link.secret}"
 
 
 async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None:
@@ -152,6 +172,10 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None
             await room.add_bot(who, message.strength)
         case HandToBot():
             await room.hand_to_bot(who, message.target, message.strength)
+        case DeviceLink():
+            conn.send_link(room.seat_link(who, LinkKind.DEVICE))
+        case SeatLink():
+            conn.send_link(room.seat_link(who, LinkKind.SEAT, message.target))
         case SetClock():
             await room.set_clock(who, message.seconds)
         case Sync():

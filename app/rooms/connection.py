@@ -12,6 +12,8 @@ import contextlib
 import logging
 from typing import Any, Protocol
 
+from app.rooms.errors import ErrorCode
+from app.rooms.seat_links import Link
 from app.rooms.views import RoomView
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,9 @@ class Renderer(Protocol):
     def error(self, code: str, message: str) -> str:
         """The text frame telling this connection that its message was refused."""
 
+    def link(self, link: Link) -> str:
+        """The text frame giving this connection a link it asked for (it holds a secret: for it alone)."""
+
 
 class Connection:
     """A viewer's connection: who they are, how they see the room, and their outbox.
@@ -72,6 +77,12 @@ class Connection:
         self.close_code = 1000
         self._sender: asyncio.Task[None] | None = None
         self._sending = False
+
+    def watch_only(self, notice: str) -> None:
+        """The person behind this connection no longer holds a seat here: it goes on as a spectator's,
+        and is told why with the error ``seat_moved`` and ``notice``."""
+        self.token_hash = None
+        self.error(ErrorCode.SEAT_MOVED, notice)
 
     @property
     def kind(self) -> str:
@@ -103,6 +114,10 @@ class Connection:
     def error(self, code: str, message: str) -> None:
         """Queue a refused action's error for this connection only."""
         self.offer(self.renderer.error(code, message))
+
+    def send_link(self, link: Link) -> None:
+        """Queue a link this connection asked for, for it alone: the link's secret is never broadcast."""
+        self.offer(self.renderer.link(link))
 
     def abort(self) -> None:
         """Drop the connection now (e.g. its state could not be rendered); the socket closes with 1011."""

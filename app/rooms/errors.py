@@ -35,6 +35,8 @@ class ErrorCode(StrEnum):
     NOT_ENOUGH_PLAYERS = "not_enough_players"
     PLAYER_PRESENT = "player_present"
     SEAT_CHANGED = "seat_changed"
+    SEAT_MOVED = "seat_moved"
+    INVALID_LINK = "invalid_link"
     # The match (most come from the engine's refusals)
     MATCH_NOT_STARTED = "match_not_started"
     MATCH_STARTED = "match_started"

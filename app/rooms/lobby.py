@@ -189,6 +189,23 @@ class Lobby:
             raise RoomError(ErrorCode.BAD_REQUEST, "a bot already plays this seat", status=422)
         return self._with_seat(index, Seat(self.seats[index].name, None, bot=strength, player=new_player_id()))
 
+    def with_seat_moved(self, index: int, *, new_player: bool) -> tuple[Lobby, str]:
+        """Seat ``index``'s person known by a new token from now on; returns the lobby and the new token.
+
+        The old token stops working (and hosting, if it hosted, goes with the
+        seat). ``new_player``: someone new takes the seat over, under its name,
+        with a new player id; otherwise the same player moves to another device
+        and keeps theirs. Raises ``bad_request`` (422) for a bot's seat.
+        """
+        seat = self.seats[index]
+        if seat.is_bot:
+            raise RoomError(ErrorCode.BAD_REQUEST, "a bot plays this seat", status=422)
+        token = new_token()
+        token_hash = hash_token(token)
+        player = new_player_id() if new_player else seat.player
+        lobby = self._with_seat(index, replace(seat, token_hash=token_hash, player=player))
+        return replace(lobby, host=token_hash if self.host == seat.token_hash else self.host), token
+
     def _with_seat(self, index: int, seat: Seat) -> Lobby:
         return replace(self, seats=(*self.seats[:index], seat, *self.seats[index + 1:]))
 

@@ -3,8 +3,9 @@
 In: every client frame is read once by :func:`parse_message` into one of the
 typed messages of :data:`ClientMessage` (a discriminated union on ``type``);
 a frame that is not one gets :class:`ProtocolError` with a stable code.
-Out: :func:`state_message` and :func:`error_message` are the frames a JSON
-client receives, and :class:`JsonRenderer` sends them to a connection. The
+Out: :func:`state_message`, :func:`error_message` and :func:`link_message`
+are the frames a JSON client receives, and :class:`JsonRenderer` sends them
+to a connection. The
 table page's socket is read through here too, so every client is held to the
 same limits and gets the same error codes.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -36,6 +37,7 @@ from app.names import form_number
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Target
 from app.rooms.schedule import CLOCK_RANGE
+from app.rooms.seat_links import Link
 from app.rooms.views import RoomView
 from app.wording import unplayable
 
@@ -172,6 +174,18 @@ class Remove(_AimedAtSeat):
     type: Literal["remove"]
 
 
+class DeviceLink(_Message):
+    """A seated player asks for a one-time link to go on playing their seat on another device."""
+
+    type: Literal["device_link"]
+
+
+class SeatLink(_AimedAtSeat):
+    """The host asks for a one-time link that gives an away player's seat to someone new."""
+
+    type: Literal["seat_link"]
+
+
 class Leave(_Message):
     """A seated player gives up their seat."""
 
@@ -204,14 +218,15 @@ class Sync(_Message):
 
 
 ClientMessage = Annotated[
-    Hello | Play | Heartbeat | Start | SetRules | AddBot | HandToBot | Remove | Leave | SetClock | Sync,
+    Hello | Play | Heartbeat | Start | SetRules | AddBot | HandToBot | Remove | DeviceLink | SeatLink | Leave | SetClock
+    | Sync,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
 
 _MESSAGES: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-_BY_TYPE = {model.model_fields["type"].annotation.__args__[0]: model  # type: ignore[union-attr]
-            for model in (Hello, Play, Heartbeat, Start, SetRules, AddBot, HandToBot, Remove, Leave, SetClock, Sync)}
+_BY_TYPE = {model.model_fields["type"].annotation.__args__[0]: model
+            for model in get_args(get_args(ClientMessage)[0])}
 
 
 def parse_message(frame: str | bytes | None, limit: int,
@@ -364,14 +379,25 @@ def error_message(code: str, message: str) -> str:
     return _compact({"type": "error", "code": code, "message": message})
 
 
+def link_message(link: Link, url: str) -> str:
+    """The ``link`` frame for a link the connection asked for: what it does (``kind``), to which seat
+    (``seat``, ``player``, ``name``), its ``url`` and ``secret``, and ``expires_in`` (seconds)."""
+    return _compact({"type": "link", "kind": link.kind, "seat": link.seat, "player": link.player, "name": link.name,
+                     "url": url, "secret": link.secret, "expires_in": link.lifetime})
+
+
 class JsonRenderer:
     """How a JSON-protocol client sees the room: a whole ``state`` frame per version.
 
     The public part of the frame is encoded once per version and shared by
-    every viewer; only ``you`` is encoded per viewer.
+    every viewer; only ``you`` is encoded per viewer. ``link_url`` writes a
+    seat link's URL (the routes know the server's address).
     """
 
     kind = "json"
+
+    def __init__(self, *, link_url: Callable[[Link], str]) -> None:
+        self.link_url = link_url
 
     def render(self, view: RoomView, shared: dict[Any, Any]) -> str:
         """The ``state`` frame for ``view`` (the same text :func:`state_message` gives)."""
@@ -389,3 +415,7 @@ class JsonRenderer:
     def error(self, code: str, message: str) -> str:
         """The ``error`` frame."""
         return error_message(code, message)
+
+    def link(self, link: Link) -> str:
+        """The ``link`` frame (:func:`link_message`)."""
+        return link_message(link, self.link_url(link))

@@ -45,7 +45,8 @@ class RoomRegistry:
     def _new_room(self, code: str, rules: Rules, created_at: datetime | None = None) -> Room:
         settings = self.settings
         timing = Timing(deal_pause=settings.deal_pause_seconds, bot_delay=settings.bot_delay_seconds,
-                        away_grace=settings.away_grace_seconds, hard_budget=settings.hard_bot_budget_seconds)
+                        away_grace=settings.away_grace_seconds, hard_budget=settings.hard_bot_budget_seconds,
+                        seat_link=settings.seat_link_seconds)
         return Room(code=code, rules=rules, store=self.store, timing=timing, created_at=created_at)
 
     async def create(self, name: str, rules: Rules) -> tuple[Room, int, str]:

@@ -19,6 +19,7 @@ from datetime import datetime
 
 from app.game.match import Match
 from app.game.rules import Rules
+from app.identity import hash_token
 from app.rooms.autoplay import bot_card
 from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch
@@ -38,6 +39,7 @@ from app.rooms.schedule import (
     next_due,
     turn_due,
 )
+from app.rooms.seat_links import Link, LinkKind, SeatLinks, link_seat
 from app.rooms.timer import TimedAction, Timer
 from app.rooms.views import RoomView, Table, room_view
 
@@ -76,6 +78,7 @@ class Room:
         self._away: frozenset[int] = frozenset()
         self._timer = Timer(f"room {code}", then=self._reschedule)
         self._renderings: Renderings | None = None
+        self._links = SeatLinks(self.timing.seat_link)
 
     # ------------------------------------------------------------------ queries
 
@@ -174,6 +177,34 @@ class Room:
             index = self.lobby.require_away_seat(token_hash, target, self._away)
             await self._save(self.lobby.with_seat_to_bot(index, strength))
             self._changed()
+
+    def seat_link(self, token_hash: str | None, kind: LinkKind, target: Target | None = None) -> Link:
+        """A one-time link that moves a seat to another browser, for the asker alone (see :mod:`.seat_links`).
+
+        ``device``: the asker's own seat; ``seat``: the host gives the away
+        player's seat ``target`` aims at to someone new. Refused as
+        :func:`~app.rooms.seat_links.link_seat` says. The room does not
+        change (so no lock: nothing here waits, and a change being stored
+        meanwhile comes after it).
+        """
+        index = link_seat(self.lobby, token_hash, kind, target, self._away)
+        return self._links.issue(kind, self.code, index, self.seats[index], self._clock())
+
+    async def take_seat(self, secret: str) -> tuple[int, str, str]:
+        """Open the link of ``secret`` in a new browser: its seat is theirs; returns ``(seat, player, token)``.
+
+        The seat keeps its cards, its turn and its name; its old token stops
+        working and that person's connections watch from now on (told with
+        ``seat_moved``). Refused as :meth:`SeatLinks.open` says.
+        """
+        async with self.lock:
+            moment = self._clock()
+            move = self._links.open(secret, self.lobby, moment, self.presence.present())
+            await self._save(move.lobby)
+            self._links.forget(move.old_player)
+            self.presence.moved(move.old_token_hash, hash_token(move.token), moment, move.notice)
+            self._changed()
+            return move.seat, move.player, move.token
 
     async def set_rules(self, token_hash: str | None, rules: Rules) -> None:
         """The host changes the rules before a match starts."""

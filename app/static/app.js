@@ -141,7 +141,9 @@
         copy.textContent = "Copied!";
         setTimeout(function () { copy.textContent = "Copy link"; }, 2000);
       };
-      var ask = function () { window.prompt("Copy this link and send it to the other players:", url); };
+      var ask = function () {
+        window.prompt(copy.dataset.prompt || "Copy this link and send it to the other players:", url);
+      };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(url).then(done, ask);
       } else {

@@ -105,8 +105,25 @@ async def test_presence_counts_a_person_here_while_one_of_their_connections_is_o
     assert presence.spectators(seats) == 0
 
 
+async def test_a_moved_seats_old_connections_watch_and_its_absence_goes_on():
+    presence = Presence()
+    socket = Socket()
+    old = Connection(token_hash="a" * 64, renderer=CountingRenderer([]), socket=socket, queue_size=2)
+    sender = old.start()
+    presence.attach(old)
+    presence.moved("a" * 64, "n" * 64, 10.0, "moved away")
+    await asyncio.sleep(0)
+    assert old.token_hash is None and socket.frames == ["seat_moved"]
+    assert presence.absent_for("n" * 64, 15.0) == 5.0  # the old browser was here: the new one is gone from now
+    presence.gone_from(["b" * 64], now=20.0)  # Ben's phone died at 20
+    presence.moved("b" * 64, "m" * 64, 30.0, "moved away")
+    assert presence.absent_for("m" * 64, 40.0) == 20.0  # still away: the bot goes on playing for him
+    old.finish()
+    await sender
+
+
 def test_the_page_gets_only_the_regions_that_changed_since_its_last_frame():
-    renderer = PageRenderer({})
+    renderer = PageRenderer({}, link_url=str)
     first = {"status": "<div id=status>1</div>", "hand": "<div id=hand>a</div>"}
     assert renderer.frame(first) == first["status"] + first["hand"]
     assert renderer.frame(dict(first)) is None

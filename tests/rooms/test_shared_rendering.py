@@ -39,7 +39,7 @@ def tables():
 
 def test_each_json_viewer_gets_the_frame_made_for_them_alone():
     for table in tables():
-        renderings, renderer = Renderings(table), JsonRenderer()
+        renderings, renderer = Renderings(table), JsonRenderer(link_url=str)
         for seat, host in VIEWERS:
             shared = renderer.render(renderings.view(seat, host), renderings.shared)
             alone = state_message(room_view(table, seat, host=host))
@@ -50,6 +50,6 @@ def test_each_page_viewer_gets_the_regions_made_for_them_alone():
     for table in tables():
         renderings = Renderings(table)
         for seat, host in VIEWERS:
-            shared = PageRenderer(CONTEXT).render(renderings.view(seat, host), renderings.shared)
+            shared = PageRenderer(CONTEXT, link_url=str).render(renderings.view(seat, host), renderings.shared)
             values = {**CONTEXT, "view": room_view(table, seat, host=host)}
             assert shared == {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
