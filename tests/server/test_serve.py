@@ -28,8 +28,9 @@ def test_a_local_proxy_is_believed_only_when_trusted(tmp_path: Path, trusted: st
         server.stop()
 
 
-def test_a_seat_links_secret_and_the_new_token_stay_out_of_the_log(make_server, tmp_path: Path) -> None:
-    server = make_server(f"sqlite:///{tmp_path / 'serve.db'}", log_level="info")
+@pytest.mark.parametrize("level", ["info", "debug"])
+def test_a_seat_links_secret_and_the_new_token_stay_out_of_the_log(make_server, tmp_path: Path, level: str) -> None:
+    server = make_server(f"sqlite:///{tmp_path / 'serve.db'}", log_level=level)
     code = server.post("/api/rooms", {"name": "Ana"}).json()["code"]
     ben = Client(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"}).json()["token"])
     ben.send({"type": "device_link"})
@@ -43,3 +44,4 @@ def test_a_seat_links_secret_and_the_new_token_stay_out_of_the_log(make_server, 
     log = server.log.read_text()
     assert f"/r/{code}/take" in log  # requests are logged, without what follows the # of the link
     assert link["secret"] not in log and token not in log
+    assert "TEXT '" not in log  # nor the frames of the sockets, which hold tokens and hands
