@@ -165,7 +165,7 @@ class Room:
 
     async def add_bot(self, token_hash: str | None, strength: str) -> int:
         """The host seats a bot of ``strength`` (``easy``/``normal``/``hard``); returns its seat."""
-        lobby = await self._change(token_hash, "seats cannot change during a match", lambda now: now.with_bot(strength))
+        lobby = await self._change(token_hash, "seats cannot change during a match", lambda old: old.with_bot(strength))
         return len(lobby.seats) - 1
 
     async def hand_to_bot(self, token_hash: str | None, target: Target, strength: str = "normal") -> None:
@@ -208,12 +208,12 @@ class Room:
 
     async def set_rules(self, token_hash: str | None, rules: Rules) -> None:
         """The host changes the rules before a match starts."""
-        await self._change(token_hash, "the rules cannot change during a match", lambda now: replace(now, rules=rules))
+        await self._change(token_hash, "the rules cannot change during a match", lambda old: replace(old, rules=rules))
 
     async def set_clock(self, token_hash: str | None, seconds: int | None) -> None:
         """The host sets the turn clock (seconds per turn) or turns it off (``None``)."""
         await self._change(token_hash, "the turn clock cannot change during a match",
-                           lambda now: replace(now, turn_seconds=seconds))
+                           lambda old: replace(old, turn_seconds=seconds))
 
     async def _change(self, token_hash: str | None, refusal: str, change: Callable[[Lobby], Lobby]) -> Lobby:
         """The host changes the lobby outside a match (else ``refusal``); returns the new lobby."""
