@@ -1,7 +1,9 @@
 """Identifiers of rooms, matches and players: how they are made and recognised.
 
 Rooms, storage and the routes all import them from here. A player's secret
-token is never stored; only :func:`hash_token` of it is.
+token is never stored; only :func:`hash_token` of it is. A player id is
+public: it names who sits in a seat, so that an action aimed at a seat can
+say whom it meant.
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ MATCH_ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
 MATCH_ID_LENGTH = 12
 MATCH_ID_PATTERN = re.compile(f"[{MATCH_ID_ALPHABET}]{{{MATCH_ID_LENGTH}}}")
 """What a match id looks like; anything else names no match."""
+
+PLAYER_ID_ALPHABET = MATCH_ID_ALPHABET
+"""Player ids use the match ids' letters and digits (no 0/o, 1/l/i)."""
+PLAYER_ID_LENGTH = 10
+PLAYER_ID_PATTERN = re.compile(f"[{PLAYER_ID_ALPHABET}]{{{PLAYER_ID_LENGTH}}}")
+"""What a player id looks like; anything else names no player."""
 
 ROOM_CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 """Upper-case letters and digits without the look-alikes 0/O, 1/I/L."""
@@ -36,6 +44,20 @@ def new_match_id() -> str:
 def is_match_id(text: str) -> bool:
     """Whether ``text`` has the form of a match id (it may still name no match)."""
     return MATCH_ID_PATTERN.fullmatch(text) is not None
+
+
+def new_player_id() -> str:
+    """A new random public player id: 10 characters of :data:`PLAYER_ID_ALPHABET` (about 49 bits).
+
+    It names the occupant of a seat in states and in actions aimed at a seat;
+    it is not a secret and grants nothing. Drawn from the ``secrets`` generator.
+    """
+    return "".join(secrets.choice(PLAYER_ID_ALPHABET) for _ in range(PLAYER_ID_LENGTH))
+
+
+def is_player_id(text: str) -> bool:
+    """Whether ``text`` has the form of a player id (it may still name nobody)."""
+    return PLAYER_ID_PATTERN.fullmatch(text) is not None
 
 
 def new_room_code(taken: set[str] | frozenset[str] = frozenset()) -> str:

@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+from websockets.frames import Frame
 
 from app.api import health, language, match_api, match_pages, room_api, room_pages, site_pages, sockets
 from app.api.deps import guard_posts
@@ -37,11 +38,27 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
 
 
+class HideFrames(logging.Filter):
+    """Keeps WebSocket frames out of the log: at debug level the WebSocket layer under uvicorn
+    logs each frame's text, which holds players' tokens, their hands and seat links."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """``False`` (drop it) for a record that shows a frame."""
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not (record.msg in ("< %s", "> %s") and args and isinstance(args[0], Frame))
+
+
+HIDE_FRAMES = HideFrames()
+FRAME_LOGGER = "uvicorn.error"
+"""The logger uvicorn gives the WebSocket layer."""
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the application for ``settings`` (read from the environment when omitted).
 
     At start-up it applies pending database migrations, rebuilds the rooms
-    that had a match in progress, and starts the idle-room sweeper. Requests
+    that had a match in progress, starts the idle-room sweeper, and keeps
+    WebSocket frames out of the log (:class:`HideFrames`). Requests
     from a proxy in ``settings.trusted_proxies`` carry the client's address
     and scheme from its ``X-Forwarded-For``/``-Proto`` headers; from anyone
     else those headers are ignored. Its metrics (``app.state.metrics``) are
@@ -55,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Compile the translations, build storage, the room registry and the limiter on start; stop the rooms
         and close storage on exit."""
         await asyncio.to_thread(load_catalogues)
+        logging.getLogger(FRAME_LOGGER).addFilter(HIDE_FRAMES)  # adding it twice keeps one
         storage = Storage(settings.database_url)
         await asyncio.to_thread(storage.upgrade)
         registry = RoomRegistry(settings, RoomStore(storage, observer=metrics))

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import segno
 from babel import Locale
 from babel.dates import format_skeleton
 from fastapi.templating import Jinja2Templates
 from jinja2 import Template, pass_context
+from markupsafe import Markup, escape
 
 from app.bots.strength import BotStrength
 from app.game.cards import Card
@@ -95,7 +97,7 @@ def _return_path(context: Any) -> str:
         return str(request.url.path + (f"?{query}" if query else ""))
     referer = urlsplit(request.headers.get("referer", ""))
     if referer.netloc and referer.netloc.lower() == request.headers.get("host", "").lower():
-        return referer.path + (f"?{referer.query}" if referer.query else "")
+        return str(referer.path) + (f"?{referer.query}" if referer.query else "")
     return str(request.app.url_path_for("home"))
 
 
@@ -123,6 +125,22 @@ templates.env.filters.update(
     listing=listing,
     preset_label=preset_label,
 )
+
+
+def qr_svg(text: str, label: str) -> Markup:
+    """``text`` (a link) as a QR code: inline SVG markup, for a template.
+
+    Dark on a white ground with its quiet zone, so that it scans in a dark
+    colour scheme too; no ``style`` attribute (the pages' policy refuses
+    them); named ``label`` for screen readers (``role="img"``, ``aria-label``
+    and a ``<title>``). Raises ``segno.DataOverflowError`` for text longer
+    than a QR code holds (about 2,300 characters at this error correction).
+    """
+    svg = segno.make(text, error="m").svg_inline(scale=4, dark="#000", light="#fff", title=label, svgclass="qr-code")
+    return Markup('<svg role="img" aria-label="{}" {}'.format(escape(label), svg.removeprefix("<svg ")))
+
+
+templates.env.globals["qr_svg"] = qr_svg
 
 
 def render_blocks(template_name: str, blocks: list[str], context: dict[str, Any]) -> str:

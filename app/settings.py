@@ -54,6 +54,9 @@ class Settings(BaseSettings):
     bot_delay_seconds: float = Field(default=0.8, ge=0)
     away_grace_seconds: float = Field(default=60.0, ge=0)
     """A seated player with no connection for this long is played by a bot until they return."""
+    seat_link_seconds: float = Field(default=600.0, gt=0)
+    """How long a link that moves a seat to another browser works (once). Links live in the
+    server's memory: a restart ends those not used yet."""
     heartbeat_seconds: float = Field(default=10.0, gt=0)
     """How often an open table page says it is still looked at (more often when the away grace is short)."""
     deal_pause_seconds: float = Field(default=4.0, ge=0)

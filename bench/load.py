@@ -29,6 +29,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Origin
 
 UNSEEN_AFTER_SECONDS = 30.0
 """A play whose new version has not reached every socket of its table by then counts as unseen."""
@@ -187,7 +188,8 @@ def free_port() -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
 class ServerProcess:
@@ -470,7 +472,7 @@ async def open_tables(port: int, config: Config, count: int) -> list[Table]:
             except (TimeoutError, OSError, ValueError, IndexError) as error:
                 status, answer = 0, {"error": repr(error)}
             if status == 201:
-                return answer
+                return dict(answer)
             await asyncio.sleep(0.5 * (attempt + 1))
         raise RuntimeError(f"POST {path} failed: {status} {answer}")
 
@@ -501,7 +503,8 @@ async def connect_tables(port: int, tables: list[Table], page: bool) -> int:
         async with limit:
             for attempt in range(CONNECT_ATTEMPTS):
                 try:
-                    sock.ws = await connect(f"ws://127.0.0.1:{port}{path}", origin=origin, additional_headers=headers,
+                    sock.ws = await connect(f"ws://127.0.0.1:{port}{path}", origin=Origin(origin),
+                                           additional_headers=headers,
                                             open_timeout=30, ping_interval=None, close_timeout=1, proxy=None,
                                             max_size=2**22)
                     if hello is not None:

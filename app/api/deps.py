@@ -129,7 +129,11 @@ async def guard_posts(conn: HTTPConnection, settings: SettingsDep, limiter: Limi
 
 
 def public_base(conn: HTTPConnection, settings: Settings) -> str:
-    """The base URL for links people share: the public URL, or the one of this request."""
+    """The base URL for links people share: the public URL, or the one of this request
+    (for a WebSocket, that of the page it belongs to: ``ws`` is ``http``, ``wss`` is ``https``)."""
     if settings.public_url:
         return settings.public_url.rstrip("/")
-    return str(conn.base_url).rstrip("/")
+    base = conn.base_url
+    if base.scheme in ("ws", "wss"):
+        base = base.replace(scheme="https" if base.scheme == "wss" else "http")
+    return str(base).rstrip("/")

@@ -67,6 +67,26 @@ async def join_room(code: str, body: JoinRoom, request: Request, response: Respo
     return {"seat": seat, "token": token}
 
 
+class TakeSeat(BaseModel):
+    """``POST /api/rooms/{code}/take`` body: the secret of a seat link."""
+
+    model_config = ConfigDict(extra="forbid")
+    secret: Any = None
+
+
+@router.post("/rooms/{code}/take", status_code=201, dependencies=[limited("joins")])
+async def take_seat(code: str, body: TakeSeat, request: Request, response: Response, registry: RegistryDep,
+                    settings: SettingsDep) -> dict[str, Any]:
+    """Take the seat a link moves (its ``secret``). → ``{seat, player, token}``; 404 ``invalid_link``
+    when the link does not work, 409 ``player_present`` when the host's link finds its player back."""
+    room = registry.require(code)
+    if not isinstance(body.secret, str):
+        raise RoomError(ErrorCode.BAD_REQUEST, problem("link_secret"), status=422)
+    seat, player, token = await room.take_seat(body.secret)
+    set_player_cookie(response, request, settings, room.code, token)
+    return {"seat": seat, "player": player, "token": token}
+
+
 @router.get("/rooms/{code}")
 async def room_state(code: str, registry: RegistryDep) -> dict[str, Any]:
     """The room as a spectator sees it (no hand, ever)."""

@@ -15,13 +15,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
 from app.api.language import visitor_language
 from app.api.room_api import set_player_cookie
-from app.api.sockets import accept_room_socket, heartbeat_seconds, player_token_hash, serve
+from app.api.sockets import accept_room_socket, heartbeat_seconds, link_url, player_token_hash, serve
 from app.identity import hash_token
 from app.names import form_number
 from app.rendering import render_blocks, templates
-from app.rooms.errors import RoomError
+from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from
 from app.rooms.room import Room
+from app.rooms.seat_links import Link
 from app.rooms.views import RoomView
 from app.rules_form import rules_from_form
 from app.settings import Settings
@@ -128,6 +129,46 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
     return _seated_redirect(request, settings, room.code, token)
 
 
+@router.get("/r/{code}/take", response_class=HTMLResponse, name="take_seat_page")
+async def take_seat_page(code: str, request: Request, registry: RegistryDep) -> Response:
+    """The page a seat link opens: a button that takes the seat in this browser.
+
+    The link's secret is in the URL's fragment, never sent here; the page's
+    script puts it in the form.
+    """
+    room = registry.get(code)
+    if room is None:
+        return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
+    return templates.TemplateResponse(request, "take.html", {"code": room.code, "error": None})
+
+
+@router.post("/r/{code}/take", name="take_seat_form", dependencies=[limited("joins")])
+async def take_seat_form(code: str, request: Request, registry: RegistryDep, settings: SettingsDep,
+                         secret: str = Form("")) -> Response:
+    """Take the seat of the link whose ``secret`` the form sends, in this browser, then go to the table.
+
+    A browser that already has a place here (a seat, or hosting) is refused
+    (409): the new cookie would end it. A link that does not work gives its
+    refusal (``invalid_link``, 404) on the page, and changes nothing.
+    """
+    room = registry.get(code)
+    if room is None:
+        return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
+    if room.lobby.knows(_viewer_hash(request, room)):
+        return _take_refused(request, room, "This browser already has a place at this table. Open the link in "
+                             "another browser, or in a private window.", 409)
+    try:
+        _, _, token = await room.take_seat(secret)
+    except RoomError as error:
+        return _take_refused(request, room, error.message, error.status)
+    return _seated_redirect(request, settings, room.code, token)
+
+
+def _take_refused(request: Request, room: Room, message: str, status: int) -> Response:
+    return templates.TemplateResponse(request, "take.html", {"code": room.code, "error": message},
+                                      status_code=status)
+
+
 def live_context(path_for: Callable[..., Any], deal_pause: float) -> dict[str, Any]:
     """What the live regions need besides the view: ``path_for`` (route name → path) and the deal pause."""
     return {"path_for": lambda name, **params: str(path_for(name, **params)), "deal_pause": deal_pause}
@@ -136,14 +177,16 @@ def live_context(path_for: Callable[..., Any], deal_pause: float) -> dict[str, A
 class PageRenderer:
     """How the table page sees the room: its live regions, sending one connection only those that changed.
 
-    ``context`` is :func:`live_context` (links and the deal pause). One
-    renderer per page connection: it remembers what that page was sent.
+    ``context`` is :func:`live_context` (links and the deal pause);
+    ``link_url`` writes a seat link's URL. One renderer per page
+    connection: it remembers what that page was sent.
     """
 
     kind = "page"
 
-    def __init__(self, context: dict[str, Any]) -> None:
+    def __init__(self, context: dict[str, Any], *, link_url: Callable[[Link], str]) -> None:
         self.context = context
+        self.link_url = link_url
         self.sent: dict[str, str] = {}
 
     def render(self, view: RoomView, shared: dict[Any, Any]) -> dict[str, str]:
@@ -170,8 +213,15 @@ class PageRenderer:
         return "".join(changed) or None
 
     def error(self, code: str, message: str) -> str:
-        """A refused action as the page's flash message."""
+        """A refused action as the page's flash message (``seat_moved`` also empties the link box: its link is
+        spent)."""
+        if code == ErrorCode.SEAT_MOVED:
+            return page_error(code, message) + templates.get_template("_seat_link.html").render(link=None)
         return page_error(code, message)
+
+    def link(self, link: Link) -> str:
+        """The page's link box for ``link``: the URL, as text and as a QR code, and a button to copy it."""
+        return templates.get_template("_seat_link.html").render(link=link, url=self.link_url(link))
 
 
 def page_error(code: str, message: str) -> str:
@@ -197,6 +247,7 @@ async def room_socket(websocket: WebSocket, code: str, registry: RegistryDep, se
     room = await accept_room_socket(websocket, code, registry, settings, language)
     if room is None:
         return
-    renderer = PageRenderer(live_context(websocket.app.url_path_for, settings.deal_pause_seconds))
+    renderer = PageRenderer(live_context(websocket.app.url_path_for, settings.deal_pause_seconds),
+                            link_url=link_url(websocket, settings))
     await serve(websocket, room, settings, player_token_hash(websocket, room), renderer, adapt=translate_page_message,
                 language=language)

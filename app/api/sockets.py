@@ -16,9 +16,19 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
+from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from app.api.deps import RegistryDep, SettingsDep, client_address, cookie_name, get_limiter, get_metrics, origin_allowed
+from app.api.deps import (
+    RegistryDep,
+    SettingsDep,
+    client_address,
+    cookie_name,
+    get_limiter,
+    get_metrics,
+    origin_allowed,
+    public_base,
+)
 from app.identity import hash_token
 from app.metrics import Metrics
 from app.rooms.connection import Connection, Renderer
@@ -27,6 +37,7 @@ from app.rooms.errors import ErrorCode, RoomError, Words
 from app.rooms.protocol import (
     AddBot,
     ClientMessage,
+    DeviceLink,
     HandToBot,
     Heartbeat,
     Hello,
@@ -35,6 +46,7 @@ from app.rooms.protocol import (
     Play,
     ProtocolError,
     Remove,
+    SeatLink,
     SetClock,
     SetRules,
     Start,
@@ -44,6 +56,7 @@ from app.rooms.protocol import (
 )
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
+from app.rooms.seat_links import Link, LinkKind
 from app.settings import Settings
 from app.wording.errors import problem
 from app.wording.language import DEFAULT_LANGUAGE, speaking, supported
@@ -140,7 +153,16 @@ async def protocol_socket(websocket: WebSocket, code: str, registry: RegistryDep
         if not room.lobby.knows(token_hash):
             await _refuse(websocket, ErrorCode.UNKNOWN_TOKEN, problem("unknown_token"), CLOSE_BAD_TOKEN, language)
             return
-    await serve(websocket, room, settings, token_hash, JsonRenderer(), language=language)
+    await serve(websocket, room, settings, token_hash, JsonRenderer(link_url=link_url(websocket, settings)),
+                language=language)
+
+
+def link_url(conn: HTTPConnection, settings: Settings) -> Callable[[Link], str]:
+    """How a seat link made for this connection's person is written: the public address of the
+    page that takes a seat, then ``#`` and the secret. Browsers never send what follows ``#``,
+    so the secret appears in no request line and no server's or proxy's log."""
+    base = public_base(conn, settings)
+    return lambda link: f"{base}{conn.app.url_path_for('take_seat_page', code=link.room)}#{link.secret}"
 
 
 async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None:
@@ -154,13 +176,17 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None
         case SetRules():
             await room.set_rules(who, message.to_rules())
         case Remove():
-            await room.remove_seat(who, message.seat)
+            await room.remove_seat(who, message.target)
         case Leave():
             await room.leave(who)
         case AddBot():
             await room.add_bot(who, message.strength)
         case HandToBot():
-            await room.hand_to_bot(who, message.seat, message.strength)
+            await room.hand_to_bot(who, message.target, message.strength)
+        case DeviceLink():
+            conn.send_link(room.seat_link(who, LinkKind.DEVICE))
+        case SeatLink():
+            conn.send_link(room.seat_link(who, LinkKind.SEAT, message.target))
         case SetClock():
             await room.set_clock(who, message.seconds)
         case Sync():

@@ -12,6 +12,8 @@ import contextlib
 import logging
 from typing import Any, Protocol
 
+from app.rooms.errors import ErrorCode
+from app.rooms.seat_links import Link
 from app.rooms.views import RoomView
 from app.wording.language import DEFAULT_LANGUAGE, speaking
 
@@ -53,6 +55,9 @@ class Renderer(Protocol):
     def error(self, code: str, message: str) -> str:
         """The text frame telling this connection that its message was refused."""
 
+    def link(self, link: Link) -> str:
+        """The text frame giving this connection a link it asked for (it holds a secret: for it alone)."""
+
 
 class Connection:
     """A viewer's connection: who they are, how they see the room, and their outbox.
@@ -80,6 +85,12 @@ class Connection:
         self._sender: asyncio.Task[None] | None = None
         self._sending = False
         self._ending = False
+
+    def watch_only(self, notice: object) -> None:
+        """The person behind this connection no longer holds a seat here: it goes on as a spectator's,
+        and is told why with the error ``seat_moved`` and ``notice``."""
+        self.token_hash = None
+        self.error(ErrorCode.SEAT_MOVED, notice)
 
     @property
     def kind(self) -> str:
@@ -115,6 +126,10 @@ class Connection:
         turns into the reason) said in the connection's language."""
         with speaking(self.language):
             self.offer(self.renderer.error(code, str(words)))
+
+    def send_link(self, link: Link) -> None:
+        """Queue a link this connection asked for, for it alone: the link's secret is never broadcast."""
+        self.offer(self.renderer.link(link))
 
     def abort(self) -> None:
         """Drop the connection now (e.g. its state could not be rendered); the socket closes with 1011."""

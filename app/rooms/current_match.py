@@ -17,6 +17,7 @@ from app.game.summary import DealSummary, summarize_deal
 from app.identity import new_match_id
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore, StorageUnavailable
+from app.rooms.schedule import moment_of
 from app.wording.errors import EngineProblem, problem
 
 
@@ -43,6 +44,12 @@ class CurrentMatch:
             return "lobby"
         return "finished" if self.match.finished else "playing"
 
+    def require_not_playing(self, reason: str) -> None:
+        """Refuse with ``match_started`` while a match is being played, worded by refusal ``reason``
+        (:mod:`app.wording.errors`)."""
+        if self.phase == "playing":
+            raise RoomError(ErrorCode.MATCH_STARTED, problem(reason))
+
     def clear(self) -> None:
         """Forget a finished match (its seats changed): the room is back in its lobby."""
         self.match, self.last_summary = None, None
@@ -54,10 +61,19 @@ class CurrentMatch:
         await self._store.start_match(match_id=match_id, room_code=self._room_code, match=match)
         self.match, self.match_id, self.last_summary = match, match_id, None
 
-    async def play(self, seat: int, card: str) -> None:
-        """``seat`` plays ``card`` (a card code); refused with the engine's code (``invalid_card`` 422, else 409)."""
+    async def play(self, seat: int, card: str, moment: tuple[int | None, int | None] | None = None,
+                   match_id: str | None = None) -> None:
+        """``seat`` plays ``card`` (a card code); refused with the engine's code (``invalid_card`` 422, else 409).
+
+        ``match_id`` and ``moment`` (the deal from 1, and the cards already
+        played in it), when given, name the match and moment the card was
+        chosen for: if the table has moved on since (a second tab, a click
+        sent while offline, a new match), ``stale_play``.
+        """
         if self.match is None or self.match_id is None:
             raise RoomError(ErrorCode.MATCH_NOT_STARTED, problem("match_not_started"))
+        if (moment is not None and moment != moment_of(self.match)) or match_id not in (None, self.match_id):
+            raise RoomError(ErrorCode.STALE_PLAY, problem("stale_play"))
         try:
             match, events = play(self.match, card, seat)
         except GameError as error:

@@ -36,6 +36,9 @@ class ErrorCode(StrEnum):
     INVALID_RULES = "invalid_rules"
     NOT_ENOUGH_PLAYERS = "not_enough_players"
     PLAYER_PRESENT = "player_present"
+    SEAT_CHANGED = "seat_changed"
+    SEAT_MOVED = "seat_moved"
+    INVALID_LINK = "invalid_link"
     # The match (most come from the engine's refusals)
     MATCH_NOT_STARTED = "match_not_started"
     MATCH_STARTED = "match_started"

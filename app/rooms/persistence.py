@@ -85,8 +85,8 @@ class RoomStore:
                 self.observer.storage_call(what, time.perf_counter() - started, failed=failed)
 
     async def save_room(self, *, code: str, lobby: Lobby, created_at: datetime) -> None:
-        """Store room ``code`` with its lobby: rules, host, clock and seats (token hashes, never tokens)."""
-        seats = [SeatRecord(seat=index, name=seat.name, token_hash=seat.token_hash, bot=seat.bot)
+        """Store room ``code`` with its lobby: rules, host, clock and seats (player ids, token hashes, never tokens)."""
+        seats = [SeatRecord(seat=index, name=seat.name, token_hash=seat.token_hash, bot=seat.bot, player=seat.player)
                  for index, seat in enumerate(lobby.seats)]
         await self._run(self.storage.save_room, code=code, rules=lobby.rules.to_dict(), host_token_hash=lobby.host,
                         seats=seats, created_at=created_at, turn_seconds=lobby.turn_seconds)

@@ -69,6 +69,22 @@ class Presence:
             if token is not None and token not in present:
                 self._gone_since[token] = now
 
+    def moved(self, old: str | None, new: str, now: float, notice: object) -> None:
+        """A seat passed from the person with token hash ``old`` to the one with ``new``, at ``now``.
+
+        ``old``'s connections watch from now on, told why by ``notice``.
+        ``new`` counts as gone since ``old`` went (a bot playing for an away
+        player goes on until the new browser connects), or from ``now`` if
+        ``old`` was still here.
+        """
+        theirs = [conn for conn in self.connections if old is not None and conn.token_hash == old]
+        here = any(not conn.dropped for conn in theirs)
+        for conn in theirs:
+            conn.watch_only(notice)
+        gone = now if here or old is None else self._gone_since.get(old, now)
+        self.forget(old)
+        self._gone_since[new] = gone
+
     def forget(self, token_hash: str | None) -> None:
         """Stop tracking a person who no longer has a seat."""
         if token_hash is not None:

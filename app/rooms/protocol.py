@@ -3,8 +3,9 @@
 In: every client frame is read once by :func:`parse_message` into one of the
 typed messages of :data:`ClientMessage` (a discriminated union on ``type``);
 a frame that is not one gets :class:`ProtocolError` with a stable code.
-Out: :func:`state_message` and :func:`error_message` are the frames a JSON
-client receives, and :class:`JsonRenderer` sends them to a connection. The
+Out: :func:`state_message`, :func:`error_message` and :func:`link_message`
+are the frames a JSON client receives, and :class:`JsonRenderer` sends them
+to a connection. The
 table page's socket is read through here too, so every client is held to the
 same limits and gets the same error codes.
 """
@@ -13,17 +14,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from app.bots.strength import BotStrength
 from app.game.errors import InvalidRules
 from app.game.rules import Rules, preset
 from app.game.views import TrickCard
+from app.identity import is_player_id
 from app.names import form_number
 from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.lobby import Target
 from app.rooms.schedule import CLOCK_RANGE
+from app.rooms.seat_links import Link
 from app.rooms.views import RoomView
 from app.wording import unplayable
 from app.wording.errors import EngineProblem, Problem, problem
@@ -119,8 +133,40 @@ class SetRules(_Message):
         return rules_from(self.preset, self.rules)
 
 
-_SEAT_REFUSAL = (ErrorCode.BAD_REQUEST, problem("no_such_seat"))
 _STRENGTH_REFUSAL = (ErrorCode.BAD_REQUEST, problem("bot_strength", strengths=", ".join(BotStrength)))
+
+
+class _AimedAtSeat(_Message):
+    """A host's action on one seat, aimed by ``player`` (the state's ``seats[].player``), ``seat`` or both.
+
+    The page always names the player; ``seat`` alone is the older form. A
+    message naming neither, or with something else than a player id as
+    ``player``, is refused with ``bad_request``.
+    """
+
+    seat: StrictInt | None = None
+    player: StrictStr | None = None
+    refusals = {"seat": (ErrorCode.BAD_REQUEST, problem("no_such_seat")),
+                "player": (ErrorCode.BAD_REQUEST, problem("player_field")),
+                "": (ErrorCode.BAD_REQUEST, problem("name_the_player"))}
+
+    @field_validator("player")
+    @classmethod
+    def _player_id(cls, value: str | None) -> str | None:
+        if value is not None and not is_player_id(value):
+            raise ValueError("not a player id")
+        return value
+
+    @model_validator(mode="after")
+    def _aimed(self) -> _AimedAtSeat:
+        if self.seat is None and self.player is None:
+            raise ValueError("no seat named")
+        return self
+
+    @property
+    def target(self) -> Target:
+        """The seat this message aims at."""
+        return Target(player=self.player, seat=self.seat)
 
 
 class AddBot(_Message):
@@ -131,21 +177,30 @@ class AddBot(_Message):
     refusals = {"strength": _STRENGTH_REFUSAL}
 
 
-class HandToBot(_Message):
-    """The host hands ``seat`` (an away player's) to a bot of ``strength`` for good."""
+class HandToBot(_AimedAtSeat):
+    """The host hands an away player's seat to a bot of ``strength`` for good."""
 
     type: Literal["hand_to_bot"]
-    seat: StrictInt
     strength: BotStrength = BotStrength.NORMAL
-    refusals = {"seat": _SEAT_REFUSAL, "strength": _STRENGTH_REFUSAL}
+    refusals = {**_AimedAtSeat.refusals, "strength": _STRENGTH_REFUSAL}
 
 
-class Remove(_Message):
-    """The host frees ``seat``."""
+class Remove(_AimedAtSeat):
+    """The host frees a seat."""
 
     type: Literal["remove"]
-    seat: StrictInt
-    refusals = {"seat": _SEAT_REFUSAL}
+
+
+class DeviceLink(_Message):
+    """A seated player asks for a one-time link to go on playing their seat on another device."""
+
+    type: Literal["device_link"]
+
+
+class SeatLink(_AimedAtSeat):
+    """The host asks for a one-time link that gives an away player's seat to someone new."""
+
+    type: Literal["seat_link"]
 
 
 class Leave(_Message):
@@ -179,14 +234,15 @@ class Sync(_Message):
 
 
 ClientMessage = Annotated[
-    Hello | Play | Heartbeat | Start | SetRules | AddBot | HandToBot | Remove | Leave | SetClock | Sync,
+    Hello | Play | Heartbeat | Start | SetRules | AddBot | HandToBot | Remove | DeviceLink | SeatLink | Leave | SetClock
+    | Sync,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
 
 _MESSAGES: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-_BY_TYPE = {model.model_fields["type"].annotation.__args__[0]: model  # type: ignore[union-attr]
-            for model in (Hello, Play, Heartbeat, Start, SetRules, AddBot, HandToBot, Remove, Leave, SetClock, Sync)}
+_BY_TYPE = {model.model_fields["type"].annotation.__args__[0]: model
+            for model in get_args(get_args(ClientMessage)[0])}
 
 
 def parse_message(frame: str | bytes | None, limit: int,
@@ -278,7 +334,7 @@ def public_state_json(view: RoomView) -> dict[str, Any]:
         "host": view.host_seat,
         "spectators": view.spectators,
         "seats": [
-            {"seat": seat.seat, "name": seat.name, "bot": seat.bot, "connected": seat.connected,
+            {"seat": seat.seat, "player": seat.player, "name": seat.name, "bot": seat.bot, "connected": seat.connected,
              "away": seat.away, "score": seat.score, "lives": seat.lives, "eliminated": seat.eliminated,
              "dealer": seat.is_dealer, "turn": seat.is_turn, "cards_left": seat.cards_left,
              "played": [card.code for card in seat.played]}
@@ -313,11 +369,12 @@ def public_state_json(view: RoomView) -> dict[str, Any]:
 
 
 def you_json(view: RoomView) -> dict[str, Any] | None:
-    """The state's ``you``: the viewer's seat, whether they host, their hand and what they may play."""
+    """The state's ``you``: the viewer's seat and player id, whether they host, their hand and what they may play."""
     if view.you_seat is None and not view.you_are_host:
         return None
     return {
         "seat": view.you_seat,
+        "player": None if view.you_seat is None else view.seats[view.you_seat].player,
         "host": view.you_are_host,
         "hand": [held.card.code for held in view.hand],
         "legal": [held.card.code for held in view.hand if held.legal],
@@ -339,15 +396,26 @@ def error_message(code: str, message: str) -> str:
     return _compact({"type": "error", "code": code, "message": message})
 
 
+def link_message(link: Link, url: str) -> str:
+    """The ``link`` frame for a link the connection asked for: what it does (``kind``), to which seat
+    (``seat``, ``player``, ``name``), its ``url`` and ``secret``, and ``expires_in`` (seconds)."""
+    return _compact({"type": "link", "kind": link.kind, "seat": link.seat, "player": link.player, "name": link.name,
+                     "url": url, "secret": link.secret, "expires_in": link.lifetime})
+
+
 class JsonRenderer:
     """How a JSON-protocol client sees the room: a whole ``state`` frame per version.
 
     The public part of the frame is encoded once per version and language
     and shared by every viewer who reads it; only ``you`` is encoded per
     viewer. Its texts are in the language being spoken as it renders.
+    ``link_url`` writes a seat link's URL (the routes know the server's address).
     """
 
     kind = "json"
+
+    def __init__(self, *, link_url: Callable[[Link], str]) -> None:
+        self.link_url = link_url
 
     def render(self, view: RoomView, shared: dict[Any, Any]) -> str:
         """The ``state`` frame for ``view`` (the same text :func:`state_message` gives)."""
@@ -366,3 +434,7 @@ class JsonRenderer:
     def error(self, code: str, message: str) -> str:
         """The ``error`` frame."""
         return error_message(code, message)
+
+    def link(self, link: Link) -> str:
+        """The ``link`` frame (:func:`link_message`)."""
+        return link_message(link, self.link_url(link))

@@ -22,7 +22,7 @@ from app.identity import new_room_code, normalise_code
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby, Seat
 from app.rooms.persistence import RoomStore, StorageUnavailable
-from app.rooms.retention import RoomFacts, is_unused
+from app.rooms.retention import RoomFacts, is_idle, is_unused
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.settings import Settings
@@ -46,7 +46,8 @@ class RoomRegistry:
     def _new_room(self, code: str, rules: Rules, created_at: datetime | None = None) -> Room:
         settings = self.settings
         timing = Timing(deal_pause=settings.deal_pause_seconds, bot_delay=settings.bot_delay_seconds,
-                        away_grace=settings.away_grace_seconds, hard_budget=settings.hard_bot_budget_seconds)
+                        away_grace=settings.away_grace_seconds, hard_budget=settings.hard_bot_budget_seconds,
+                        seat_link=settings.seat_link_seconds)
         return Room(code=code, rules=rules, store=self.store, timing=timing, created_at=created_at)
 
     async def create(self, name: str, rules: Rules) -> tuple[Room, int, str]:
@@ -92,7 +93,7 @@ class RoomRegistry:
                 continue
             room = self._new_room(snap.code, rules, snap.created_at)
             stored = sorted(snap.seats, key=lambda s: s.seat)
-            seats = tuple(Seat(seat.name, seat.token_hash, seat.bot) for seat in stored)
+            seats = tuple(Seat(seat.name, seat.token_hash, seat.bot, player=seat.player) for seat in stored)
             room.lobby = Lobby(rules, seats, snap.host_token_hash, snap.turn_seconds)
             current = room.current
             if snap.match is not None:
@@ -134,7 +135,7 @@ class RoomRegistry:
             facts = RoomFacts(started=room.match is not None or room.current.match_id is not None,
                               connected=bool(room.connections), quiet_for=moment - room.last_active)
             unused = is_unused(facts, self.settings.unused_room_seconds)
-            if not unused and not room.is_idle(self.settings.room_idle_seconds):
+            if not unused and not is_idle(facts, self.settings.room_idle_seconds):
                 continue
             try:
                 if unused:

@@ -1,9 +1,10 @@
-"""Which rooms the server forgets early: a pure decision from a room's facts, like autoplay's.
+"""Which rooms the server forgets: pure decisions from a room's facts, like autoplay's.
 
-A room that never started a match and that nobody has been connected to for a
-while holds nothing worth keeping (a table opened and left, or opened by a
-script): it is deleted, so it neither holds a place in memory nor comes back
-after a restart.
+A room nobody has been connected to for a long while is idle: it leaves memory
+(and is restored after a restart if it had a match). A room that never started a
+match and that nobody has been connected to for a short while holds nothing worth
+keeping (a table opened and left, or opened by a script): it is deleted, so it
+neither holds a place in memory nor comes back after a restart.
 """
 
 from __future__ import annotations
@@ -29,3 +30,9 @@ def is_unused(facts: RoomFacts, unused_seconds: float) -> bool:
     """Whether a room with ``facts`` is unused: no match ever started, nobody connected,
     and no change for at least ``unused_seconds`` (``CUCUMBER_UNUSED_ROOM_SECONDS``)."""
     return not facts.started and not facts.connected and facts.quiet_for >= unused_seconds
+
+
+def is_idle(facts: RoomFacts, idle_seconds: float) -> bool:
+    """Whether a room with ``facts`` is idle: nobody connected and no change for at least
+    ``idle_seconds`` (``CUCUMBER_ROOM_IDLE_SECONDS``)."""
+    return not facts.connected and facts.quiet_for >= idle_seconds

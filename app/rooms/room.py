@@ -16,16 +16,16 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from app.game.match import Match
 from app.game.rules import Rules
+from app.identity import hash_token
 from app.rooms.autoplay import bot_card
 from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.fanout import Renderings, send_state
-from app.rooms.lobby import MAX_SEATS, MIN_SEATS, Lobby, Seat
+from app.rooms.lobby import Lobby, Seat, Target
 from app.rooms.persistence import RoomStore, now
 from app.rooms.presence import Presence
 from app.rooms.schedule import (
@@ -36,13 +36,12 @@ from app.rooms.schedule import (
     TurnClock,
     TurnFacts,
     away_seats,
-    moment_of,
     next_due,
     turn_due,
 )
+from app.rooms.seat_links import Link, LinkKind, SeatLinks, link_seat
 from app.rooms.timer import TimedAction, Timer
 from app.rooms.views import RoomView, Table, room_view
-from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +78,7 @@ class Room:
         self._away: frozenset[int] = frozenset()
         self._timer = Timer(f"room {code}", then=self._reschedule)
         self._renderings: Renderings | None = None
+        self._links = SeatLinks(self.timing.seat_link)
 
     # ------------------------------------------------------------------ queries
 
@@ -127,10 +127,6 @@ class Room:
             return None
         return self._turn.remaining(self.lobby.turn_seconds, self._clock())
 
-    def is_idle(self, idle_seconds: float) -> bool:
-        """Whether nobody is connected and nothing happened for ``idle_seconds``."""
-        return not self.connections and self._clock() - self.last_active >= idle_seconds
-
     # ------------------------------------------------------------------ seats and settings
 
     async def join(self, name: str) -> tuple[int, str]:
@@ -141,7 +137,7 @@ class Room:
         """
         async with self.lock:
             lobby, token = self.lobby.joined(name)
-            self._require_no_match("match_watch")
+            self.current.require_not_playing("match_watch")
             await self._save(lobby)
             self.presence.gone_from([lobby.seats[-1].token_hash], self._clock())
             self._changed()
@@ -152,14 +148,14 @@ class Room:
         async with self.lock:
             await self._remove(self.lobby.require_seat(token_hash))
 
-    async def remove_seat(self, token_hash: str | None, seat: int) -> None:
-        """The host frees ``seat`` (a person or a bot), outside a match."""
+    async def remove_seat(self, token_hash: str | None, target: Target) -> None:
+        """The host frees the seat ``target`` aims at (a person or a bot) outside a match (``Lobby.target_seat``)."""
         async with self.lock:
             self.lobby.require_host(token_hash)
-            await self._remove(self.lobby.check_seat(seat))
+            await self._remove(self.lobby.target_seat(target))
 
     async def _remove(self, seat: int) -> None:
-        self._require_no_match("seats_fixed")
+        self.current.require_not_playing("seats_fixed")
         removed = self.seats[seat]
         await self._save(self.lobby.without(seat))
         if self.phase == "finished":
@@ -169,42 +165,64 @@ class Room:
 
     async def add_bot(self, token_hash: str | None, strength: str) -> int:
         """The host seats a bot of ``strength`` (``easy``/``normal``/``hard``); returns its seat."""
-        async with self.lock:
-            self.lobby.require_host(token_hash)
-            self._require_no_match("seats_fixed")
-            await self._save(self.lobby.with_bot(strength))
-            self._changed()
-            return len(self.seats) - 1
+        lobby = await self._change(token_hash, "seats_fixed", lambda old: old.with_bot(strength))
+        return len(lobby.seats) - 1
 
-    async def hand_to_bot(self, token_hash: str | None, seat: int, strength: str = "normal") -> None:
-        """The host hands ``seat`` to a bot of ``strength`` for good (e.g. a player who left mid-match).
+    async def hand_to_bot(self, token_hash: str | None, target: Target, strength: str = "normal") -> None:
+        """The host hands an away person's seat, the one ``target`` aims at, to a bot of ``strength`` for good.
 
-        Only for a person who is away (gone past the grace period): the
-        person loses the seat and may watch.
+        The person loses the seat and may watch. Refused as :meth:`Lobby.require_away_seat` says.
         """
         async with self.lock:
-            self.lobby.require_host(token_hash)
-            index = self.lobby.check_seat(seat)
-            lobby = self.lobby.with_seat_to_bot(index, strength)
-            if index not in self._away:
-                raise RoomError(ErrorCode.PLAYER_PRESENT, problem("player_present", name=self.seats[index].name))
-            await self._save(lobby)
+            index = self.lobby.require_away_seat(token_hash, target, self._away)
+            await self._save(self.lobby.with_seat_to_bot(index, strength))
             self._changed()
+
+    def seat_link(self, token_hash: str | None, kind: LinkKind, target: Target | None = None) -> Link:
+        """A one-time link that moves a seat to another browser, for the asker alone (see :mod:`.seat_links`).
+
+        ``device``: the asker's own seat; ``seat``: the host gives the away
+        player's seat ``target`` aims at to someone new. Refused as
+        :func:`~app.rooms.seat_links.link_seat` says. The room does not
+        change (so no lock: nothing here waits, and a change being stored
+        meanwhile comes after it).
+        """
+        index = link_seat(self.lobby, token_hash, kind, target, self._away)
+        return self._links.issue(kind, self.code, index, self.seats[index], self._clock())
+
+    async def take_seat(self, secret: str) -> tuple[int, str, str]:
+        """Open the link of ``secret`` in a new browser: its seat is theirs; returns ``(seat, player, token)``.
+
+        The seat keeps its cards, its turn and its name; its old token stops
+        working and that person's connections watch from now on (told with
+        ``seat_moved``). Refused as :meth:`SeatLinks.open` says.
+        """
+        async with self.lock:
+            moment = self._clock()
+            move = self._links.open(secret, self.lobby, moment, self.presence.present())
+            await self._save(move.lobby)
+            self._links.forget(move.old_player)
+            self.presence.moved(move.old_token_hash, hash_token(move.token), moment, move.notice)
+            self._changed()
+            return move.seat, move.player, move.token
 
     async def set_rules(self, token_hash: str | None, rules: Rules) -> None:
         """The host changes the rules before a match starts."""
-        await self._set(token_hash, "rules_fixed", rules=rules)
+        await self._change(token_hash, "rules_fixed", lambda old: replace(old, rules=rules))
 
     async def set_clock(self, token_hash: str | None, seconds: int | None) -> None:
         """The host sets the turn clock (seconds per turn) or turns it off (``None``)."""
-        await self._set(token_hash, "clock_fixed", turn_seconds=seconds)
+        await self._change(token_hash, "clock_fixed",
+                           lambda old: replace(old, turn_seconds=seconds))
 
-    async def _set(self, token_hash: str | None, refusal: str, **change: Any) -> None:
+    async def _change(self, token_hash: str | None, refusal: str, change: Callable[[Lobby], Lobby]) -> Lobby:
+        """The host changes the lobby outside a match (else ``refusal``); returns the new lobby."""
         async with self.lock:
             self.lobby.require_host(token_hash)
-            self._require_no_match(refusal)
-            await self._save(replace(self.lobby, **change))
+            self.current.require_not_playing(refusal)
+            await self._save(change(self.lobby))
             self._changed()
+            return self.lobby
 
     # ------------------------------------------------------------------ the match
 
@@ -212,10 +230,8 @@ class Room:
         """The host starts a match (or a new one after the last) with everyone seated (2–7)."""
         async with self.lock:
             self.lobby.require_host(token_hash)
-            self._require_no_match("match_running")
-            if not MIN_SEATS <= len(self.seats) <= MAX_SEATS:
-                raise RoomError(ErrorCode.NOT_ENOUGH_PLAYERS,
-                                problem("not_enough_players", low=MIN_SEATS, high=MAX_SEATS))
+            self.current.require_not_playing("match_running")
+            self.lobby.require_players()
             await self.current.start([seat.name for seat in self.seats], self.lobby.rules, self._rng)
             self._changed()
 
@@ -223,17 +239,12 @@ class Room:
                    match_id: str | None = None) -> None:
         """The person in ``token_hash``'s seat plays ``card`` (a card code), checked by the engine.
 
-        ``match_id`` and ``moment`` (the deal from 1, and the cards already
-        played in it) name the match and moment the card was chosen for: if
-        the table has moved on since (a second tab, a click sent while
-        offline, a new match), ``stale_play``.
+        ``match_id`` and ``moment`` name the match and moment the card was
+        chosen for (:meth:`CurrentMatch.play`): ``stale_play`` if the table
+        has moved on since.
         """
         async with self.lock:
-            seat = self.lobby.require_seat(token_hash)
-            if self.match is not None and ((moment is not None and moment != moment_of(self.match))
-                                           or (match_id is not None and match_id != self.current.match_id)):
-                raise RoomError(ErrorCode.STALE_PLAY, problem("stale_play"))
-            await self.current.play(seat, card)
+            await self.current.play(self.lobby.require_seat(token_hash), card, moment, match_id)
             self._changed()
 
     async def deal_next(self) -> bool:
@@ -302,10 +313,6 @@ class Room:
             return await self.current.store_finish()
 
     # ------------------------------------------------------------------ helpers
-
-    def _require_no_match(self, reason: str) -> None:
-        if self.phase == "playing":
-            raise RoomError(ErrorCode.MATCH_STARTED, problem(reason))
 
     async def _save(self, lobby: Lobby) -> None:
         """Store the room with ``lobby``, then make it the room's (refused, nothing changed, if storage fails)."""

@@ -31,13 +31,15 @@ class Timing:
     ``bot_delay``: a bot's pause before playing; ``away_grace``: how long a
     player may have no connection before a bot plays for them (and a host
     before hosting passes on); ``hard_budget``: thinking time of a ``hard``
-    bot; ``deal_pause``: the pause after a deal before the next one.
+    bot; ``deal_pause``: the pause after a deal before the next one;
+    ``seat_link``: how long a link that moves a seat to another browser works.
     """
 
     deal_pause: float = 0.0
     bot_delay: float = 0.0
     away_grace: float = 60.0
     hard_budget: float = 0.15
+    seat_link: float = 600.0
 
 
 def moment_of(match: Match) -> tuple[int, int]:

@@ -23,10 +23,12 @@ from app.wording import deal_sentences, describe_rules
 class SeatInfo(SeatView):
     """One seat as everyone sees it: the engine's public seat, and who sits there.
 
-    ``bot`` is a bot's strength (``None`` for a person); ``away`` whether a
-    bot plays for a person who has been gone past the grace period.
+    ``player`` is the occupant's public id (actions aimed at this seat name
+    it); ``bot`` is a bot's strength (``None`` for a person); ``away``
+    whether a bot plays for a person who has been gone past the grace period.
     """
 
+    player: str
     bot: str | None
     is_host: bool
     is_you: bool
@@ -166,6 +168,7 @@ def public_view(table: Table) -> RoomView:
             public = SeatView(index, seat_state.name, 0, table.rules.lives, False, False, False, 0, ())
         seats.append(SeatInfo(
             **{field.name: getattr(public, field.name) for field in fields(SeatView)},
+            player=seat_state.player,
             bot=seat_state.bot,
             is_host=index == host_seat,
             is_you=False,

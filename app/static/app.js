@@ -227,7 +227,7 @@
         copy.textContent = words.copied;
         setTimeout(function () { copy.textContent = words.copy_link; }, 2000);
       };
-      var ask = function () { window.prompt(words.copy_prompt, url); };
+      var ask = function () { window.prompt(copy.dataset.prompt || words.copy_prompt, url); };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(url).then(done, ask);
       } else {

@@ -21,6 +21,7 @@ from sqlalchemy import (
     MetaData,
     String,
     TypeDecorator,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -159,16 +160,19 @@ class RoomRow(Base):
 
 
 class SeatRow(Base):
-    """An occupied seat of a room: the player's name, token hash and bot strength.
+    """An occupied seat of a room: the player's name, public id, token hash and bot strength.
 
-    ``token_hash`` is the hex SHA-256 of the player's secret token (never the
-    token); ``bot`` is ``None`` for a person, else a :class:`BotStrength` value.
+    ``player`` is the occupant's public player id (``app.identity.new_player_id``,
+    unique in the room); ``token_hash`` is the hex SHA-256 of the player's
+    secret token (never the token); ``bot`` is ``None`` for a person, else a
+    :class:`BotStrength` value.
     """
 
     __tablename__ = "seats"
     __table_args__ = (
         CheckConstraint("seat >= 0", name="seat"),
         CheckConstraint(f"bot IN ({_BOT_STRENGTHS_SQL})", name="bot"),
+        UniqueConstraint("room_code", "player"),
     )
 
     room_code: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"), primary_key=True)
@@ -176,6 +180,7 @@ class SeatRow(Base):
     name: Mapped[str] = mapped_column(StoredText(100))
     token_hash: Mapped[str | None] = mapped_column(StoredText(64))
     bot: Mapped[str | None] = mapped_column(StoredText(8))
+    player: Mapped[str] = mapped_column(StoredText(16))
 
 
 class MatchRow(Base):

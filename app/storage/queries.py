@@ -49,7 +49,8 @@ def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_tok
     room.closed_at = None
     session.flush()
     session.execute(delete(SeatRow).where(SeatRow.room_code == code))
-    session.add_all(SeatRow(room_code=code, seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot)
+    session.add_all(SeatRow(room_code=code, seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot,
+                            player=seat.player)
                     for seat in seats)
 
 
@@ -226,7 +227,7 @@ def active_rooms(session: Session) -> list[RoomSnapshot]:
     for seat in session.scalars(select(SeatRow).join(RoomRow, SeatRow.room_code == RoomRow.code).where(open_room)
                                 .order_by(SeatRow.room_code, SeatRow.seat)):
         seats.setdefault(seat.room_code, []).append(
-            SeatRecord(seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot))
+            SeatRecord(seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot, player=seat.player))
 
     def in_progress(query: Select[Any]) -> Select[Any]:
         return query.join(RoomRow, MatchRow.room_code == RoomRow.code).where(open_room, MatchRow.status == IN_PROGRESS)

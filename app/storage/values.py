@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from app.bots.strength import BotStrength
-from app.identity import TOKEN_HASH_PATTERN
+from app.identity import TOKEN_HASH_PATTERN, is_player_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,15 +20,19 @@ class SeatRecord:
       ``None`` (a bot has no token). Never the token itself.
     - ``bot``: ``None`` for a person, else a :class:`BotStrength` value
       (``"easy"``, ``"normal"`` or ``"hard"``).
+    - ``player``: the occupant's public player id
+      (:func:`~app.identity.new_player_id`), unique in the room; keyword only.
 
-    Raises ``ValueError`` for a negative seat, an unknown bot strength or a
-    token hash that is not 64 lower-case hex digits.
+    Raises ``ValueError`` for a negative seat, an unknown bot strength, a
+    token hash that is not 64 lower-case hex digits or a player id that is
+    not one (:func:`~app.identity.is_player_id`).
     """
 
     seat: int
     name: str
     token_hash: str | None = None
     bot: str | None = None
+    player: str = field(kw_only=True)
 
     def __post_init__(self) -> None:
         if isinstance(self.seat, bool) or not isinstance(self.seat, int) or self.seat < 0:
@@ -37,6 +41,8 @@ class SeatRecord:
             raise ValueError(f"bot must be None or one of {', '.join(BotStrength)}, not {self.bot!r}")
         if self.token_hash is not None and not TOKEN_HASH_PATTERN.fullmatch(self.token_hash):
             raise ValueError("token_hash must be the hex SHA-256 of the token (64 lower-case hex digits)")
+        if not isinstance(self.player, str) or not is_player_id(self.player):
+            raise ValueError(f"player must be a player id, not {self.player!r}")
 
     @property
     def is_bot(self) -> bool:

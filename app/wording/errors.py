@@ -36,7 +36,17 @@ PROBLEMS = {
     "name_taken": noted("someone here is already called {name}; choose another name"),
     "seat_is_bot": noted("a bot already plays this seat"),
     "player_present": noted("{name} is here or only just left; "
-                            "a seat goes to a bot only once its player has been away a while"),
+                            "a seat changes hands only once its player has been away a while"),
+    "player_back": noted("{name} is back at the table"),
+    "seat_moved_device": noted("your seat moved to another browser; this page now watches"),
+    "seat_moved_host": noted("the host gave your seat to someone else; this page now watches"),
+    "seat_changed": noted("that seat changed since you chose it (someone left, or another player sits there now); "
+                          "nothing was done"),
+    "name_the_player": noted('name the seat by its "player" (the state\'s seats[].player)'),
+    "player_field": noted("player is a seat's player id (the state's seats[].player)"),
+    "invalid_link": noted("this link does not work (any more): it works once, for a while, and only while its seat "
+                          "is the same player's; ask for a new one"),
+    "link_secret": noted("secret is the text after the # of the link"),
     "bot_strength": noted("a bot is {strengths}"),
     # The match
     "match_not_started": noted("the match has not started"),

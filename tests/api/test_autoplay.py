@@ -39,7 +39,7 @@ def test_a_room_of_bots_started_through_the_api_finishes_on_its_own(client):
     seat_bots(host, ["easy", "normal", "hard"])
     host.send({"type": "leave"})
     state = host.next_state()
-    assert state["you"] == {"seat": None, "host": True, "hand": [], "legal": [], "reasons": {}}
+    assert state["you"] == {"seat": None, "player": None, "host": True, "hand": [], "legal": [], "reasons": {}}
     host.send({"type": "start"})
     final = host.until(lambda s: s["phase"] == "finished")
     assert final["winners"] and client.get(f"/api/matches/{final['match_id']}/record").status_code == 200
@@ -134,9 +134,13 @@ def test_an_absent_player_is_played_by_a_bot_until_they_return(make_client):
 
 def test_the_host_can_hand_an_away_players_seat_to_a_bot(make_client):
     client, code, tokens, ana = ben_away(make_client)
-    ana.send({"type": "hand_to_bot", "seat": 1, "strength": "easy"})
-    state = ana.until(lambda s: s["seats"][1]["bot"] == "easy")
-    assert state["seats"][1]["name"] == "Ben"
+    ben = ana.state["seats"][1]["player"]
+    ana.send({"type": "hand_to_bot", "player": ben, "strength": "easy"})
+    ana.send({"type": "hand_to_bot", "player": ben, "strength": "hard"})  # a double click
+    assert ana.next_error()["code"] == "seat_changed"  # the bot is a new player
+    state = ana.latest()
+    assert (state["seats"][1]["name"], state["seats"][1]["bot"]) == ("Ben", "easy")
+    assert state["seats"][1]["player"] != ben
     rng = random.Random(3)
     while state["phase"] != "finished":
         state = ana.latest()

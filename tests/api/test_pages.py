@@ -86,6 +86,13 @@ def test_a_spectator_page_holds_no_hand(client):
     assert "You are watching" in page
 
 
+def test_every_seat_on_the_page_carries_its_player_id(client):
+    code, _ = started_room(client)
+    page = client.get(f"/r/{code}").text
+    for seat in client.app.state.registry.get(code).seats:
+        assert f'data-player="{seat.player}"' in page
+
+
 def test_names_are_escaped_everywhere(client):
     code, tokens = open_room(client, ["<b onclick=x>", "<script>y"])
     page = client.get(f"/r/{code}").text
@@ -243,7 +250,7 @@ def test_pages_have_no_inline_script_style_or_handler(client):
     host.send({"type": "start"})
     host.until(lambda s: s["phase"] == "playing")
     client.cookies.set(f"cucumber_{code}", tokens[0])
-    for path in ["/", "/rules", "/matches", f"/r/{code}"]:
+    for path in ["/", "/rules", "/matches", f"/r/{code}", f"/r/{code}/take"]:
         page = client.get(path).text
         assert not re.search(r"<style|\sstyle=|\son[a-z]+=|javascript:", page, re.I), path
         # Scripts come from files; a data block is not run.
@@ -301,3 +308,79 @@ def test_joining_again_from_a_seated_browser_returns_to_its_seat(client):
     assert "set-cookie" not in again.headers and client.cookies.get(f"cucumber_{code}") == token
     assert seats_of(client, code) == ["Ana"]
     assert "Start the match" in client.get(f"/r/{code}").text  # still the host, in the same seat
+
+
+# Seat links on the pages
+
+
+def link_box(socket) -> str:
+    """Ask for a link over the page's socket; returns the frame with the link box (failing on an error)."""
+    socket.send_json({"type": "device_link", "HEADERS": {"HX-Request": "true"}})
+    while True:
+        frame = socket.receive_text()
+        assert 'id="flash"' not in frame, frame
+        if 'id="seat-link"' in frame:
+            return frame
+
+
+def test_a_player_gets_a_link_with_a_qr_code_on_their_page_alone(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    client.cookies.clear()
+    client.cookies.set(f"cucumber_{code}", tokens[1])
+    assert "Continue on another device" in client.get(f"/r/{code}").text
+    spectator = Peer(client, code)
+    with client.websocket_connect(f"/r/{code}/ws") as socket:
+        socket.receive_text()
+        frame = link_box(socket)
+    url = re.search(r"<code>(http://testserver/r/" + code + r"/take#[\w-]+)</code>", frame).group(1)
+    secret = url.split("#")[1]
+    assert f'data-url="{url}"' in frame and "Copy link" in frame
+    assert re.search(r'<svg role="img" aria-label="QR code of the link for your seat" [^>]*class="qr-code">'
+                     r"<title>QR code of the link for your seat</title>", frame)
+    assert not re.search(r"\sstyle=|<script", frame)
+    assert "10 minutes" in frame
+    spectator.latest()
+    assert not any(secret in str(message) for message in spectator.received)
+    client.cookies.clear()
+    assert "Continue on another device" not in client.get(f"/r/{code}").text  # a spectator has no seat to move
+
+
+def test_a_link_opens_a_page_that_takes_the_seat_in_this_browser(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    ben = Peer(client, code, tokens[1])
+    ben.send({"type": "device_link"})
+    secret = next(message for message in iter(ben.receive, None) if message["type"] == "link")["secret"]
+    client.cookies.clear()
+    page = client.get(f"/r/{code}/take")
+    assert page.status_code == 200 and 'name="secret"' in page.text and "take.js" in page.text
+    assert client.get("/r/ZZZZZ/take").status_code == 404
+
+    # A browser that already has a place here keeps it: the link is not spent.
+    client.cookies.set(f"cucumber_{code}", tokens[0])
+    refused = client.post(f"/r/{code}/take", data={"secret": secret}, follow_redirects=False)
+    assert refused.status_code == 409 and "already has a place at this table" in refused.text
+    assert client.cookies.get(f"cucumber_{code}") == tokens[0]
+
+    client.cookies.clear()
+    taken = client.post(f"/r/{code}/take", data={"secret": secret}, follow_redirects=False)
+    assert taken.status_code == 303 and taken.headers["location"] == f"/r/{code}"
+    assert client.cookies.get(f"cucumber_{code}") not in (None, tokens[1])
+    assert "Continue on another device" in client.get(f"/r/{code}").text  # seated here now
+    client.cookies.clear()
+    again = client.post(f"/r/{code}/take", data={"secret": secret}, follow_redirects=False)
+    assert again.status_code == 404 and "does not work" in again.text
+
+
+def test_a_page_whose_seat_moved_watches_and_drops_its_link(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    client.cookies.clear()
+    client.cookies.set(f"cucumber_{code}", tokens[1])
+    with client.websocket_connect(f"/r/{code}/ws") as socket:
+        socket.receive_text()
+        secret = re.search(r"/take#([\w-]+)", link_box(socket)).group(1)
+        client.cookies.clear()
+        assert client.post(f"/api/rooms/{code}/take", json={"secret": secret}).status_code == 201
+        told = socket.receive_text()
+        assert 'data-code="seat_moved"' in told and '<section id="seat-link" class="seat-link" hidden>' in told
+        update = socket.receive_text()  # the regions as a spectator sees them
+        assert 'id="seats"' in update and "Continue on another device" not in update and "you-tag" not in update

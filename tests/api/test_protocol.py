@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from app.game.record import replay
+from app.identity import is_player_id
 from tests.api.conftest import Peer, open_room
 
 CARD = re.compile(r"^[2-9TJQKA][CDHS]$")
@@ -278,6 +279,69 @@ def test_versions_increase_and_every_state_is_complete(client, table):
         assert {"phase", "rules", "seats", "dealer", "turn", "trick", "winners", "match_id", "you"} <= set(
             message["state"])
         json.dumps(message)
+
+
+def test_every_seat_shows_its_player_id_and_each_player_knows_theirs(client):
+    code, tokens = open_room(client, NAMES[:2])
+    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana.send({"type": "add_bot", "strength": "easy"})
+    state = ana.until(lambda s: len(s["seats"]) == 3)
+    players = [seat["player"] for seat in state["seats"]]
+    assert len(set(players)) == 3 and all(is_player_id(player) for player in players)
+    assert state["you"]["player"] == players[0]
+    assert ben.until_version(ana.version)["you"]["player"] == players[1]
+    assert Peer(client, code).state["you"] is None
+    # A new "Ben" is a new player.
+    ben.send({"type": "leave"})
+    client.post(f"/api/rooms/{code}/players", json={"name": "Ben"})
+    state = ana.until(lambda s: [seat["name"] for seat in s["seats"]] == ["Ana", "Easy bot 1", "Ben"])
+    assert [seat["player"] for seat in state["seats"]][:2] == [players[0], players[2]]
+    assert state["seats"][2]["player"] not in players
+
+
+def seat_names(state: dict[str, Any]) -> list[str]:
+    return [seat["name"] for seat in state["seats"]]
+
+
+def test_a_double_remove_of_ben_removes_only_ben(client):
+    code, tokens = open_room(client, NAMES)
+    ana = Peer(client, code, tokens[0])
+    ben = ana.state["seats"][1]["player"]
+    # Both clicks were sent before the first was carried out: the second finds Ben gone.
+    ana.send({"type": "remove", "player": ben})
+    ana.send({"type": "remove", "player": ben})
+    assert ana.next_error()["code"] == "seat_changed"
+    assert seat_names(ana.latest()) == ["Ana", "Cy", "Dag"]
+
+
+def ben_left(client) -> tuple[Peer, list[str]]:
+    """Ana (host), Ben, Cy and Dag seated, then Ben leaves; returns Ana and the player ids as they were."""
+    code, tokens = open_room(client, NAMES)
+    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    players = [seat["player"] for seat in ana.state["seats"]]
+    ben.send({"type": "leave"})
+    ana.until(lambda s: seat_names(s) == ["Ana", "Cy", "Dag"])
+    return ana, players
+
+
+def test_removing_a_player_who_left_meanwhile_is_refused_and_removes_nobody(client):
+    ana, players = ben_left(client)
+    before = ana.version
+    ana.send({"type": "remove", "player": players[1]})
+    error = ana.next_error()
+    assert error["code"] == "seat_changed" and "nothing was done" in error["message"]
+    assert_unchanged(ana, before)
+    assert seat_names(ana.latest()) == ["Ana", "Cy", "Dag"]
+
+
+def test_a_seat_and_a_player_must_still_go_together(client):
+    ana, players = ben_left(client)
+    ana.send({"type": "remove", "seat": 2, "player": players[2]})  # Cy has moved up to seat 1
+    assert ana.next_error()["code"] == "seat_changed"
+    ana.send({"type": "remove", "seat": 1, "player": players[2]})
+    assert seat_names(ana.until(lambda s: len(s["seats"]) == 2)) == ["Ana", "Dag"]
+    ana.send({"type": "remove", "seat": 1})  # the older form, a seat index alone, still works
+    assert seat_names(ana.until(lambda s: len(s["seats"]) == 1)) == ["Ana"]
 
 
 def test_a_play_for_a_moment_that_has_passed_is_refused(client, table):

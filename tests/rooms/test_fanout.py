@@ -58,7 +58,7 @@ class CountingRenderer:
 
 
 def table(match=None) -> Table:
-    seats = (Seat("Ana", "a" * 64), Seat("Ben", "b" * 64))
+    seats = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Ben", "b" * 64, player="ben2345678"))
     return Table(code="ROOM1", version=7, rules=Rules(hand_size=3), seats=seats, host="a" * 64, match=match,
                  match_id=None, last_summary=None, connected=frozenset({0, 1}), away=frozenset(), spectators=2,
                  turn_seconds=None, turn_remaining=None)
@@ -109,7 +109,8 @@ async def test_viewers_alike_in_another_language_get_their_own_rendering_made_on
 
 async def test_a_refusal_is_said_in_the_connections_language():
     socket = Socket()
-    conn = Connection(token_hash=None, renderer=PageRenderer({}), socket=socket, queue_size=2, language="de")
+    conn = Connection(token_hash=None, renderer=PageRenderer({}, link_url=str), socket=socket, queue_size=2,
+                      language="de")
     task = conn.start()
     conn.error("not_host", problem("not_host"))
     await asyncio.sleep(0)
@@ -132,13 +133,30 @@ async def test_presence_counts_a_person_here_while_one_of_their_connections_is_o
     presence.detach(second, now=31.0)
     assert presence.absent_for("a" * 64, 40.0) == 9.0
     assert not presence.detach(second, now=41.0)
-    seats = (Seat("Ana", "a" * 64), Seat("Bot", None, bot="easy"))
+    seats = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Bot", None, bot="easy", player="easy234567"))
     assert presence.absences(seats, 40.0) == [9.0, None]
     assert presence.spectators(seats) == 0
 
 
+async def test_a_moved_seats_old_connections_watch_and_its_absence_goes_on():
+    presence = Presence()
+    socket = Socket()
+    old = Connection(token_hash="a" * 64, renderer=CountingRenderer([]), socket=socket, queue_size=2)
+    sender = old.start()
+    presence.attach(old)
+    presence.moved("a" * 64, "n" * 64, 10.0, "moved away")
+    await asyncio.sleep(0)
+    assert old.token_hash is None and socket.frames == ["seat_moved"]
+    assert presence.absent_for("n" * 64, 15.0) == 5.0  # the old browser was here: the new one is gone from now
+    presence.gone_from(["b" * 64], now=20.0)  # Ben's phone died at 20
+    presence.moved("b" * 64, "m" * 64, 30.0, "moved away")
+    assert presence.absent_for("m" * 64, 40.0) == 20.0  # still away: the bot goes on playing for him
+    old.finish()
+    await sender
+
+
 def test_the_page_gets_only_the_regions_that_changed_since_its_last_frame():
-    renderer = PageRenderer({})
+    renderer = PageRenderer({}, link_url=str)
     first = {"status": "<div id=status>1</div>", "hand": "<div id=hand>a</div>"}
     assert renderer.frame(first) == first["status"] + first["hand"]
     assert renderer.frame(dict(first)) is None

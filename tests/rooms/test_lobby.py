@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from app.game.rules import Rules
-from app.identity import hash_token
+from app.identity import hash_token, is_player_id
 from app.rooms.errors import ErrorCode, RoomError
-from app.rooms.lobby import MAX_SEATS, Lobby, Seat
+from app.rooms.lobby import MAX_SEATS, Lobby, Seat, Target
 
 
 def refusal(action) -> ErrorCode:
@@ -18,7 +18,7 @@ def refusal(action) -> ErrorCode:
 
 def test_the_first_person_seated_hosts_and_gets_a_token_only_its_hash_is_kept():
     lobby, token = Lobby(Rules()).joined("  Ana  ")
-    assert lobby.seats == (Seat("Ana", hash_token(token)),)
+    assert lobby.seats == (Seat("Ana", hash_token(token), player=lobby.seats[0].player),)
     assert lobby.host == hash_token(token) and token not in repr(lobby)
     lobby, ben = lobby.joined("Ben")
     assert lobby.host != hash_token(ben) and lobby.seat_of(hash_token(ben)) == 1
@@ -45,11 +45,23 @@ def test_a_bot_takes_the_first_free_number_of_its_strength():
     assert [seat.name for seat in lobby.seats] == ["Normal bot 2", "Hard bot 1", "Normal bot 1"]
 
 
-def test_a_seat_handed_to_a_bot_keeps_its_name_and_loses_its_token():
+def test_every_occupant_gets_a_player_id_of_its_own():
+    lobby, _ = Lobby(Rules()).joined("Ana")
+    lobby, _ = lobby.joined("Ben")
+    lobby = lobby.with_bot("easy")
+    players = [seat.player for seat in lobby.seats]
+    assert len(set(players)) == 3 and all(is_player_id(player) for player in players)
+    # A new "Ana" is a new player.
+    again, _ = lobby.without(0).joined("Ana")
+    assert again.seats[-1].player not in players
+
+
+def test_a_seat_handed_to_a_bot_keeps_its_name_and_loses_its_token_and_player():
     lobby, token = Lobby(Rules()).joined("Ana")
     lobby, _ = lobby.joined("Ben")
     handed = lobby.with_seat_to_bot(1, "hard")
-    assert handed.seats[1] == Seat("Ben", None, bot="hard")
+    assert handed.seats[1] == Seat("Ben", None, bot="hard", player=handed.seats[1].player)
+    assert handed.seats[1].player != lobby.seats[1].player and handed.seats[0] == lobby.seats[0]
     assert refusal(lambda: handed.with_seat_to_bot(1, "easy")) == ErrorCode.BAD_REQUEST
 
 
@@ -60,3 +72,40 @@ def test_host_and_seat_checks():
     assert refusal(lambda: lobby.require_seat(hash_token("stranger"))) == ErrorCode.NOT_SEATED
     assert refusal(lambda: lobby.check_seat(1)) == ErrorCode.BAD_REQUEST
     assert refusal(lambda: lobby.check_seat(-1)) == ErrorCode.BAD_REQUEST
+
+
+def test_an_action_aims_at_a_player_wherever_they_sit_and_misses_once_they_are_gone():
+    lobby, _ = Lobby(Rules()).joined("Ana")
+    lobby, _ = lobby.joined("Ben")
+    lobby, _ = lobby.joined("Cy")
+    ana, ben, cy = (seat.player for seat in lobby.seats)
+    assert lobby.target_seat(Target(player=cy)) == 2
+    assert lobby.target_seat(Target(player=cy, seat=2)) == 2
+    assert lobby.target_seat(Target(seat=1)) == 1  # the older form: whoever sits there
+    moved = lobby.without(1)  # Ben leaves: Cy moves up
+    assert moved.target_seat(Target(player=cy)) == 1
+    assert refusal(lambda: moved.target_seat(Target(player=ben))) == ErrorCode.SEAT_CHANGED
+    assert refusal(lambda: moved.target_seat(Target(player=cy, seat=2))) == ErrorCode.SEAT_CHANGED
+    assert refusal(lambda: moved.target_seat(Target(player=ana, seat=1))) == ErrorCode.SEAT_CHANGED
+    assert refusal(lambda: moved.target_seat(Target(seat=2))) == ErrorCode.BAD_REQUEST
+    assert refusal(lambda: moved.target_seat(Target())) == ErrorCode.BAD_REQUEST
+
+
+def test_the_host_hands_on_only_an_away_persons_seat():
+    lobby, ana = Lobby(Rules()).joined("Ana")
+    lobby, ben = lobby.joined("Ben")
+    lobby = lobby.with_bot("easy")
+    host = hash_token(ana)
+    ben_seat, bot_seat = Target(player=lobby.seats[1].player), Target(player=lobby.seats[2].player)
+    assert lobby.require_away_seat(host, ben_seat, frozenset({1})) == 1
+    assert refusal(lambda: lobby.require_away_seat(host, ben_seat, frozenset())) == ErrorCode.PLAYER_PRESENT
+    assert refusal(lambda: lobby.require_away_seat(host, bot_seat, frozenset({2}))) == ErrorCode.BAD_REQUEST
+    assert refusal(lambda: lobby.require_away_seat(hash_token(ben), ben_seat, frozenset({1}))) == ErrorCode.NOT_HOST
+    without_ben = lobby.without(1)  # the bot moves up into Ben's place
+    assert refusal(lambda: without_ben.require_away_seat(host, ben_seat, frozenset({1}))) == ErrorCode.SEAT_CHANGED
+
+
+def test_a_match_needs_two_to_seven_seated():
+    lobby, _ = Lobby(Rules()).joined("Ana")
+    assert refusal(lobby.require_players) == ErrorCode.NOT_ENOUGH_PLAYERS
+    lobby.with_bot("easy").require_players()

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.lobby import Target
 from app.rooms.protocol import (
     AddBot,
     HandToBot,
@@ -42,7 +43,11 @@ def refusal(value) -> ErrorCode:
     ({"type": "add_bot"}, AddBot(type="add_bot", strength="normal")),
     ({"type": "add_bot", "strength": "hard"}, AddBot(type="add_bot", strength="hard")),
     ({"type": "hand_to_bot", "seat": 2}, HandToBot(type="hand_to_bot", seat=2)),
+    ({"type": "hand_to_bot", "player": "ben2345678", "strength": "easy"},
+     HandToBot(type="hand_to_bot", player="ben2345678", strength="easy")),
     ({"type": "remove", "seat": 0, "HEADERS": {"HX-Trigger": "x"}}, Remove(type="remove", seat=0)),
+    ({"type": "remove", "player": "ben2345678"}, Remove(type="remove", player="ben2345678")),
+    ({"type": "remove", "player": "ben2345678", "seat": 1}, Remove(type="remove", player="ben2345678", seat=1)),
     ({"type": "set_clock", "seconds": 30}, SetClock(type="set_clock", seconds=30)),
     ({"type": "set_clock", "seconds": "45"}, SetClock(type="set_clock", seconds=45)),
     ({"type": "set_clock", "seconds": "off"}, SetClock(type="set_clock", seconds=None)),
@@ -52,6 +57,12 @@ def refusal(value) -> ErrorCode:
 ])
 def test_each_message_is_read_into_its_type(message, expected):
     assert parse(message) == expected
+
+
+def test_a_seat_action_aims_at_the_player_it_names():
+    assert parse({"type": "remove", "player": "ben2345678"}).target == Target(player="ben2345678")
+    assert parse({"type": "hand_to_bot", "seat": 1, "player": "ben2345678"}).target == Target("ben2345678", 1)
+    assert parse({"type": "remove", "seat": 1}).target == Target(seat=1)
 
 
 def test_a_play_names_its_moment_only_when_it_says_so():
@@ -74,6 +85,10 @@ def test_a_play_names_its_moment_only_when_it_says_so():
     ('{"type": "remove", "seat": "two"}', ErrorCode.BAD_REQUEST),
     ('{"type": "remove", "seat": true}', ErrorCode.BAD_REQUEST),
     ('{"type": "remove"}', ErrorCode.BAD_REQUEST),
+    ('{"type": "remove", "player": null}', ErrorCode.BAD_REQUEST),
+    ('{"type": "remove", "player": "Ben"}', ErrorCode.BAD_REQUEST),
+    ('{"type": "remove", "player": 1234567890}', ErrorCode.BAD_REQUEST),
+    ('{"type": "hand_to_bot", "strength": "easy"}', ErrorCode.BAD_REQUEST),
     ('{"type": "add_bot", "strength": "godlike"}', ErrorCode.BAD_REQUEST),
     ('{"type": "set_clock", "seconds": 4}', ErrorCode.BAD_REQUEST),
     ('{"type": "set_clock", "seconds": 601}', ErrorCode.BAD_REQUEST),

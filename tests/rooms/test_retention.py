@@ -1,4 +1,4 @@
-"""Unused rooms: the decision, and the registry's sweep that deletes them for good."""
+"""Idle and unused rooms: the decisions, and the registry's sweep that deletes unused ones for good."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlalchemy import select
 from app.game.rules import Rules
 from app.identity import hash_token
 from app.rooms.registry import RoomRegistry
-from app.rooms.retention import RoomFacts, is_unused
+from app.rooms.retention import RoomFacts, is_idle, is_unused
 from app.settings import Settings
 from app.storage.models import RoomRow
 
@@ -25,6 +25,16 @@ pytestmark = pytest.mark.anyio
 ])
 def test_a_room_is_unused_without_a_match_a_connection_or_a_change_for_the_period(facts, unused):
     assert is_unused(facts, 600) is unused
+
+
+@pytest.mark.parametrize(("facts", "idle"), [
+    (RoomFacts(started=True, connected=False, quiet_for=3600), True),
+    (RoomFacts(started=False, connected=False, quiet_for=3600), True),
+    (RoomFacts(started=True, connected=False, quiet_for=3599), False),  # changed lately
+    (RoomFacts(started=True, connected=True, quiet_for=9999), False),  # someone is there
+])
+def test_a_room_is_idle_without_a_connection_or_a_change_for_the_period(facts, idle):
+    assert is_idle(facts, 3600) is idle
 
 
 async def test_the_sweep_deletes_unused_rooms_and_a_restart_does_not_bring_them_back(store):

@@ -14,7 +14,8 @@ from app.rooms.lobby import Seat
 from app.rooms.protocol import JsonRenderer, state_message
 from app.rooms.views import Table, room_view
 
-SEATS = (Seat("Ana", "a" * 64), Seat("Ben", "b" * 64), Seat("Easy bot 1", None, bot="easy"))
+SEATS = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Ben", "b" * 64, player="ben2345678"),
+         Seat("Easy bot 1", None, bot="easy", player="easy234567"))
 VIEWERS = [(0, True), (1, False), (2, False), (None, False), (None, True)]
 CONTEXT = {"path_for": lambda name, **params: f"/{name}", "deal_pause": 4.0}
 
@@ -38,7 +39,7 @@ def tables():
 
 def test_each_json_viewer_gets_the_frame_made_for_them_alone():
     for table in tables():
-        renderings, renderer = Renderings(table), JsonRenderer()
+        renderings, renderer = Renderings(table), JsonRenderer(link_url=str)
         for seat, host in VIEWERS:
             shared = renderer.render(renderings.view(seat, host), renderings.shared)
             alone = state_message(room_view(table, seat, host=host))
@@ -49,6 +50,6 @@ def test_each_page_viewer_gets_the_regions_made_for_them_alone():
     for table in tables():
         renderings = Renderings(table)
         for seat, host in VIEWERS:
-            shared = PageRenderer(CONTEXT).render(renderings.view(seat, host), renderings.shared)
+            shared = PageRenderer(CONTEXT, link_url=str).render(renderings.view(seat, host), renderings.shared)
             values = {**CONTEXT, "view": room_view(table, seat, host=host)}
             assert shared == {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}

@@ -112,10 +112,13 @@ def test_a_match_interrupted_by_kill_9_finishes_after_a_restart(make_server, emp
 def test_a_restarted_server_keeps_seats_and_refuses_strangers(make_server, empty_url):
     server = make_server(empty_url)
     code, tokens = open_table(server, ["Ana", "Ben"])
+    before = Client(server, code, tokens[1]).state
     server.kill()
     server.start()
     again = Client(server, code, tokens[1])
     assert again.state["you"]["seat"] == 1
+    assert [seat["player"] for seat in again.state["seats"]] == [seat["player"] for seat in before["seats"]]
+    assert again.state["you"]["player"] == before["you"]["player"]
     stranger = Client(server, code, None)
     stranger.send({"type": "start"})
     assert stranger.next_error()["code"] == "not_host"

@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.server.conftest import Server
+from tests.server.conftest import Client, Server
 
 pytestmark = pytest.mark.server
 
@@ -26,3 +26,22 @@ def test_a_local_proxy_is_believed_only_when_trusted(tmp_path: Path, trusted: st
         assert ("secure" in answer.headers["set-cookie"].lower()) == (scheme == "https")
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("level", ["info", "debug"])
+def test_a_seat_links_secret_and_the_new_token_stay_out_of_the_log(make_server, tmp_path: Path, level: str) -> None:
+    server = make_server(f"sqlite:///{tmp_path / 'serve.db'}", log_level=level)
+    code = server.post("/api/rooms", {"name": "Ana"}).json()["code"]
+    ben = Client(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"}).json()["token"])
+    ben.send({"type": "device_link"})
+    link = next(message for message in iter(ben.receive, None) if message["type"] == "link")
+    assert httpx.get(link["url"], timeout=10).status_code == 200  # the page the link opens
+    token = httpx.post(f"{server.base}/r/{code}/take", data={"secret": link["secret"]}, timeout=10).cookies[
+        f"cucumber_{code}"]
+    httpx.post(f"{server.base}/api/rooms/{code}/take", json={"secret": link["secret"]}, timeout=10)  # spent
+    ben.close()
+    server.stop()
+    log = server.log.read_text()
+    assert f"/r/{code}/take" in log  # requests are logged, without what follows the # of the link
+    assert link["secret"] not in log and token not in log
+    assert "TEXT '" not in log  # nor the frames of the sockets, which hold tokens and hands

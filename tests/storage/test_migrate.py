@@ -17,12 +17,13 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import CheckConstraint, create_engine, insert, inspect, make_url
+from sqlalchemy import CheckConstraint, UniqueConstraint, create_engine, insert, inspect, make_url, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import NullPool
 
 from app.bots.strength import BotStrength
 from app.cli import main
+from app.identity import is_player_id, new_player_id
 from app.storage import Storage
 from app.storage.engine import create_storage_engine
 from app.storage.migrate import current_revision, downgrade, head_revision, migrations_folder, upgrade
@@ -44,7 +45,7 @@ def differences(url: str) -> list[object]:
 def test_the_migrations_folder_is_found_from_anywhere(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert migrations_folder() == ROOT / "migrations"
-    assert head_revision() == "0001"
+    assert head_revision() == "0002"
 
 
 def test_upgrade_builds_the_models_schema(empty_url):
@@ -66,8 +67,12 @@ def test_constraints_and_indexes_have_the_conventional_names(empty_url):
             assert inspector.get_pk_constraint(table.name)["name"] == table.primary_key.name
             assert ({fk["name"] for fk in inspector.get_foreign_keys(table.name)}
                     == {fk.name for fk in table.foreign_key_constraints})
-            assert ({index["name"] for index in inspector.get_indexes(table.name)}
-                    == {index.name for index in table.indexes})
+            # PostgreSQL lists the index behind a unique constraint among the indexes too.
+            indexes = inspector.get_indexes(table.name)
+            assert {index["name"] for index in indexes if "duplicates_constraint" not in index} == {
+                index.name for index in table.indexes}
+            assert {unique["name"] for unique in inspector.get_unique_constraints(table.name)} == {
+                constraint.name for constraint in table.constraints if isinstance(constraint, UniqueConstraint)}
             checks = {check["name"] for check in inspector.get_check_constraints(table.name)}
             expected = {constraint.name for constraint in table.constraints if isinstance(constraint, CheckConstraint)}
             assert checks == expected
@@ -85,10 +90,12 @@ def test_the_migrated_bot_constraint_allows_exactly_the_bot_strengths(empty_url)
         assert set(re.findall(r"'(\w+)'", check["sqltext"])) == set(BotStrength)
         with engine.begin() as connection:
             connection.execute(insert(RoomRow).values(code="ROOM1", rules={}, created_at=T0))
-            connection.execute(insert(SeatRow), [{"room_code": "ROOM1", "seat": seat, "name": "Bot", "bot": strength}
+            connection.execute(insert(SeatRow), [{"room_code": "ROOM1", "seat": seat, "name": "Bot", "bot": strength,
+                                                  "player": new_player_id()}
                                                  for seat, strength in enumerate(BotStrength)])
         with pytest.raises(IntegrityError), engine.begin() as connection:
-            connection.execute(insert(SeatRow).values(room_code="ROOM1", seat=9, name="x", bot="expert"))
+            connection.execute(insert(SeatRow).values(room_code="ROOM1", seat=9, name="x", bot="expert",
+                                                      player=new_player_id()))
     finally:
         engine.dispose()
 
@@ -102,6 +109,34 @@ def test_downgrade_removes_every_table(empty_url):
         assert current_revision(engine) is None
         upgrade(engine)
         assert differences(empty_url) == []
+    finally:
+        engine.dispose()
+
+
+def test_seats_stored_before_player_ids_each_get_one(empty_url):
+    engine = create_storage_engine(empty_url)
+    try:
+        upgrade(engine, revision="0001")
+        with engine.begin() as connection:
+            for code in ("ROOM1", "ROOM2"):
+                connection.execute(text("INSERT INTO rooms (code, rules, created_at) VALUES (:code, '{}', :at)"),
+                                   {"code": code, "at": T0})
+                connection.execute(text("INSERT INTO seats (room_code, seat, name, token_hash, bot) "
+                                        "VALUES (:code, :seat, :name, NULL, :bot)"),
+                                   [{"code": code, "seat": seat, "name": f"P{seat}", "bot": "easy"}
+                                    for seat in range(3)])
+        upgrade(engine)
+        with engine.begin() as connection:
+            seats = connection.execute(text("SELECT room_code, seat, name, player FROM seats")).all()
+            assert sorted((room, seat, name) for room, seat, name, _ in seats) == [
+                (room, seat, f"P{seat}") for room in ("ROOM1", "ROOM2") for seat in range(3)]
+            assert len({player for *_, player in seats}) == 6 and all(is_player_id(player) for *_, player in seats)
+            # The rebuilt table kept its foreign key: a room's seats go with it.
+            connection.execute(text("DELETE FROM rooms WHERE code = 'ROOM1'"))
+            assert connection.execute(text("SELECT DISTINCT room_code FROM seats")).scalars().all() == ["ROOM2"]
+        assert differences(empty_url) == []
+        downgrade(engine, revision="0001")
+        assert "player" not in {column["name"] for column in inspect(engine).get_columns("seats")}
     finally:
         engine.dispose()
 

@@ -31,9 +31,9 @@ from app.storage.models import DealRow, MatchRow, PlayRow, RoomRow
 T0 = datetime(2026, 3, 14, 15, 9, 26, 535897, tzinfo=UTC)
 RULES = preset("quick").to_dict()
 SEATS = [
-    SeatRecord(seat=0, name="Ana", token_hash=hash_token("ana-secret")),
-    SeatRecord(seat=1, name="Ben", token_hash=hash_token("ben-secret")),
-    SeatRecord(seat=3, name="Robo", bot="hard"),
+    SeatRecord(seat=0, name="Ana", token_hash=hash_token("ana-secret"), player="ana2345678"),
+    SeatRecord(seat=1, name="Ben", token_hash=hash_token("ben-secret"), player="ben2345678"),
+    SeatRecord(seat=3, name="Robo", bot="hard", player="r2b2345678"),
 ]
 
 
@@ -81,7 +81,8 @@ def test_a_saved_room_is_restored_with_its_seats(storage):
 
 def test_saving_a_room_again_replaces_its_seats(storage):
     save_room(storage)
-    seats = [SeatRecord(seat=1, name="Cy", token_hash=hash_token("cy")), SeatRecord(seat=0, name="Bot", bot="easy")]
+    seats = [SeatRecord(seat=1, name="Cy", token_hash=hash_token("cy"), player="cy23456789"),
+             SeatRecord(seat=0, name="Bot", bot="easy", player="b2t2345678")]
     save_room(storage, rules={"hand_size": 5}, host_token_hash=None, seats=seats, turn_seconds=None)
     [room] = storage.active_rooms()
     assert room.rules == {"hand_size": 5}
@@ -406,9 +407,10 @@ def test_a_naive_time_is_refused(storage):
 @pytest.mark.parametrize(("changes", "reason"), [
     ({"code": "RO\x00M"}, "text holding NUL"),
     ({"code": "R" * 33}, "text of 33 characters cannot be stored where at most 32 fit"),
-    ({"seats": [SeatRecord(seat=0, name="Ana\x00")]}, "text holding NUL"),
-    ({"seats": [SeatRecord(seat=0, name="A" * 101)]}, "at most 100 fit"),
-    ({"seats": [SeatRecord(seat=2**31, name="Ana")]}, "only whole numbers from -2147483648 to 2147483647"),
+    ({"seats": [SeatRecord(seat=0, name="Ana\x00", player="ana2345678")]}, "text holding NUL"),
+    ({"seats": [SeatRecord(seat=0, name="A" * 101, player="ana2345678")]}, "at most 100 fit"),
+    ({"seats": [SeatRecord(seat=2**31, name="Ana", player="ana2345678")]},
+     "only whole numbers from -2147483648 to 2147483647"),
     ({"turn_seconds": 2**63}, "only whole numbers"),
     ({"host_token_hash": "\ud800"}, "not valid Unicode"),
     ({"rules": {"threshold": float("nan")}}, "not JSON compliant"),
@@ -455,11 +457,20 @@ def test_text_no_database_could_hold_names_nothing(storage, key):
 
 def test_a_failed_write_leaves_everything_as_it_was(storage):
     save_room(storage)
-    twice = [SeatRecord(seat=2, name="Cy"), SeatRecord(seat=2, name="Di")]
+    twice = [SeatRecord(seat=2, name="Cy", player="cy23456789"), SeatRecord(seat=2, name="Di", player="d223456789")]
     with pytest.raises(StorageError, match="could not save room 'ROOM1'"):
         save_room(storage, rules={"hand_size": 3}, seats=twice)
     [room] = storage.active_rooms()
     assert (room.rules, room.seats) == (RULES, tuple(SEATS))
+
+
+def test_one_player_holds_one_seat_of_a_room(storage):
+    save_room(storage)
+    same = [SeatRecord(seat=0, name="Cy", player="cy23456789"), SeatRecord(seat=1, name="Di", player="cy23456789")]
+    with pytest.raises(StorageError, match="could not save room 'ROOM1'"):
+        save_room(storage, seats=same)
+    save_room(storage, "ROOM2", seats=same[:1])  # another room may have a seat with the same id
+    assert {room.code: room.seats for room in storage.active_rooms()} == {"ROOM1": tuple(SEATS), "ROOM2": (same[0],)}
 
 
 def test_a_record_that_is_not_json_is_not_half_stored(storage):

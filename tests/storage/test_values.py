@@ -1,41 +1,29 @@
-"""Seat records, match ids and token hashes."""
+"""Seat records and pages of matches: the values storage takes and gives."""
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 
-from app.identity import MATCH_ID_ALPHABET, hash_token, new_match_id, token_matches
+from app.identity import hash_token
 from app.storage import SeatRecord
 from app.storage.values import MatchPage
 
 
-def test_match_ids_are_short_readable_and_new_each_time():
-    ids = {new_match_id() for _ in range(2000)}
-    assert len(ids) == 2000
-    assert all(len(match_id) == 12 and set(match_id) <= set(MATCH_ID_ALPHABET) for match_id in ids)
-    assert not set("01ilo") & set(MATCH_ID_ALPHABET)
-
-
-def test_a_token_is_stored_as_its_sha256():
-    assert hash_token("secret") == hashlib.sha256(b"secret").hexdigest()
-    assert token_matches("secret", hash_token("secret"))
-    assert not token_matches("Secret", hash_token("secret"))
-
-
 def test_a_seat_record_holds_a_hash_never_a_token():
-    seat = SeatRecord(seat=2, name="Ana", token_hash=hash_token("t"))
+    seat = SeatRecord(seat=2, name="Ana", token_hash=hash_token("t"), player="ana2345678")
     assert not seat.is_bot
-    assert SeatRecord(seat=0, name="Robo", bot="normal").is_bot
+    assert SeatRecord(seat=0, name="Robo", bot="normal", player="r2b2345678").is_bot
     with pytest.raises(ValueError, match="token_hash"):
-        SeatRecord(seat=0, name="Ana", token_hash="the-token-itself")
+        SeatRecord(seat=0, name="Ana", token_hash="the-token-itself", player="ana2345678")
 
 
-@pytest.mark.parametrize(("seat", "bot"), [(-1, None), (True, None), (0, "brilliant")])
-def test_a_seat_record_is_checked(seat, bot):
+@pytest.mark.parametrize(("seat", "bot", "player"), [
+    (-1, None, "x234567890"), (True, None, "x234567890"), (0, "brilliant", "x234567890"),
+    (0, None, "Ana"), (0, None, "a" * 11), (0, None, 1234567890), (0, None, "o234567890"),
+])
+def test_a_seat_record_is_checked(seat, bot, player):
     with pytest.raises(ValueError):
-        SeatRecord(seat=seat, name="X", bot=bot)
+        SeatRecord(seat=seat, name="X", bot=bot, player=player)
 
 
 def test_a_page_knows_its_neighbours():
