@@ -24,7 +24,7 @@ from app.game.match import Match
 from app.game.standings import placings
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby
-from app.storage import SeatRecord, Storage, StorageError
+from app.storage import RoomCodeTaken, SeatRecord, Storage, StorageError
 from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
@@ -77,6 +77,8 @@ class RoomStore:
             result = await call
             failed = False
             return result
+        except RoomCodeTaken:
+            raise
         except StorageError as error:
             log.warning("storage %s failed: %s", what, error)
             raise StorageUnavailable() from error
@@ -84,12 +86,16 @@ class RoomStore:
             if self.observer is not None:
                 self.observer.storage_call(what, time.perf_counter() - started, failed=failed)
 
-    async def save_room(self, *, code: str, lobby: Lobby, created_at: datetime) -> None:
-        """Store room ``code`` with its lobby: rules, host, clock and seats (player ids, token hashes, never tokens)."""
+    async def save_room(self, *, code: str, lobby: Lobby, created_at: datetime, new: bool = False) -> None:
+        """Store room ``code`` with its lobby: rules, host, clock and seats (player ids, token hashes, never tokens).
+
+        ``new``: the room is being opened; raises :class:`~app.storage.errors.RoomCodeTaken` (not a
+        refusal: the caller picks another code) if a stored room has its code.
+        """
         seats = [SeatRecord(seat=index, name=seat.name, token_hash=seat.token_hash, bot=seat.bot, player=seat.player)
                  for index, seat in enumerate(lobby.seats)]
         await self._run(self.storage.save_room, code=code, rules=lobby.rules.to_dict(), host_token_hash=lobby.host,
-                        seats=seats, created_at=created_at, turn_seconds=lobby.turn_seconds)
+                        seats=seats, created_at=created_at, turn_seconds=lobby.turn_seconds, new=new)
 
     async def close_room(self, *, code: str) -> None:
         """Mark the room closed now: it is not restored at the next start."""

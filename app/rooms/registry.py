@@ -26,9 +26,13 @@ from app.rooms.retention import RoomFacts, is_idle, is_unused
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.settings import Settings
+from app.storage import RoomCodeTaken
 from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
+
+CODE_ATTEMPTS = 20
+"""New codes tried for a new room before giving up (each taken one is a stored room's)."""
 
 
 class RoomRegistry:
@@ -58,14 +62,19 @@ class RoomRegistry:
         """
         if len(self.rooms) >= self.settings.max_rooms:
             raise RoomError(ErrorCode.SERVER_FULL, problem("server_full"), status=503)
-        room = self._new_room(new_room_code(set(self.rooms)), rules)
-        self.rooms[room.code] = room
-        try:
-            seat, token = await room.join(name)
-        except RoomError:
-            del self.rooms[room.code]
-            raise
-        return room, seat, token
+        for _ in range(CODE_ATTEMPTS):
+            room = self._new_room(new_room_code(set(self.rooms)), rules)
+            self.rooms[room.code] = room
+            try:
+                seat, token = await room.join(name)
+            except RoomCodeTaken:
+                del self.rooms[room.code]  # a stored room, closed or another process's, has the code
+                continue
+            except RoomError:
+                del self.rooms[room.code]
+                raise
+            return room, seat, token
+        raise RoomError(ErrorCode.STORAGE_UNAVAILABLE, problem("storage_unavailable"), status=503)
 
     def get(self, code: str) -> Room | None:
         """The live room with this code (any case), or ``None``."""

@@ -28,17 +28,7 @@ from app.rooms.fanout import Renderings, send_state
 from app.rooms.lobby import Lobby, Seat, Target
 from app.rooms.persistence import RoomStore, now
 from app.rooms.presence import Presence
-from app.rooms.schedule import (
-    Action,
-    Due,
-    TableFacts,
-    Timing,
-    TurnClock,
-    TurnFacts,
-    away_seats,
-    next_due,
-    turn_due,
-)
+from app.rooms.schedule import Action, Due, Timing, TurnClock, away_seats, next_due, seat_due, table_facts
 from app.rooms.seat_links import Link, LinkKind, SeatLinks, link_seat
 from app.rooms.timer import TimedAction, Timer
 from app.rooms.views import RoomView, Table, room_view
@@ -70,6 +60,7 @@ class Room:
         self.lock = asyncio.Lock()
         self.timing = timing or Timing()
         self.closed = False
+        self.stored = False  # whether storage has the room yet: until then its code must be new there
         self._store = store
         self._rng = rng or random.SystemRandom()
         self._clock = clock
@@ -288,12 +279,8 @@ class Room:
 
     def _turn_due(self) -> Due | None:
         """When and how the seat to play will be played for (``None``: not at all)."""
-        if self.match is None or self.match.finished or self.match.turn is None:
-            return None
-        seat, moment = self.seats[self.match.turn], self._clock()
-        return turn_due(TurnFacts(bot=seat.bot, absent_for=self.presence.absent_for(seat.token_hash, moment),
-                                  turn_for=moment - self._turn.started, clock=self.lobby.turn_seconds,
-                                  anyone_here=self.presence.anyone()), self.timing)
+        return seat_due(self.match, self.seats, self.presence, self._turn.started, self.lobby.turn_seconds,
+                        self._clock(), self.timing)
 
     async def _hand_over_host(self) -> bool:
         """Make the first connected seated person host, if the host is still gone the grace period."""
@@ -316,8 +303,8 @@ class Room:
 
     async def _save(self, lobby: Lobby) -> None:
         """Store the room with ``lobby``, then make it the room's (refused, nothing changed, if storage fails)."""
-        await self._store.save_room(code=self.code, lobby=lobby, created_at=self.created_at)
-        self.lobby = lobby
+        await self._store.save_room(code=self.code, lobby=lobby, created_at=self.created_at, new=not self.stored)
+        self.lobby, self.stored = lobby, True
 
     def _compute_away(self) -> frozenset[int]:
         if self.phase != "playing":
@@ -363,6 +350,7 @@ class Room:
 
     def restored(self) -> None:
         """Resume after the room was rebuilt from storage: everyone gets the grace period again."""
+        self.stored = True
         self.presence.gone_from([seat.token_hash for seat in self.seats] + [self.lobby.host], self._clock())
         self._changed()
 
@@ -374,22 +362,14 @@ class Room:
             conn.close_code = CLOSE_RESTART
             conn.finish()
 
-    def _schedule_facts(self) -> TableFacts:
-        moment = self._clock()
-        absences = self.presence.absences(self.seats, moment)
-        return TableFacts(
-            finish_pending=self.current.finish_pending,
-            playing=self.phase == "playing",
-            needs_deal=self.match is not None and self.match.needs_deal,
-            since_turn=moment - self._turn.started,
-            turn=self._turn_due(),
-            absences=tuple(gone for seat, gone in enumerate(absences) if gone is not None and seat not in self._away),
-            host_absent=self.presence.host_absent(self.lobby.host, self.seats, moment),
-        )
-
     def _reschedule(self) -> None:
         """Arm the room's timer for what is due next."""
-        due = next_due(self._schedule_facts(), self.timing)
+        moment = self._clock()
+        facts = table_facts(self.presence, self.seats, self.lobby.host, self._away, moment,
+                            finish_pending=self.current.finish_pending, playing=self.phase == "playing",
+                            needs_deal=self.match is not None and self.match.needs_deal,
+                            since_turn=moment - self._turn.started, turn=self._turn_due())
+        due = next_due(facts, self.timing)
         actions: dict[Action, TimedAction] = {
             Action.RETRY_FINISH: self._retry_finish, Action.DEAL: self.deal_next,
             Action.AUTO_PLAY: self._auto_play, Action.HAND_OVER_HOST: self._hand_over_host}

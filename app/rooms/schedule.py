@@ -13,6 +13,8 @@ from enum import StrEnum
 
 from app.bots.strength import BotStrength
 from app.game.match import Match
+from app.rooms.lobby import Seat
+from app.rooms.presence import Presence
 
 STAND_IN = BotStrength.NORMAL
 """The bot that plays for an absent player or when the turn clock runs out."""
@@ -197,3 +199,32 @@ def next_due(facts: TableFacts, timing: Timing) -> tuple[float, Action] | None:
         return None
     delay, action = min(candidates, key=lambda candidate: candidate[0])
     return None if delay == float("inf") else (delay, action)
+
+
+def seat_due(match: Match | None, seats: Sequence[Seat], presence: Presence, turn_started: float,
+             clock: float | None, now: float, timing: Timing) -> Due | None:
+    """When and how the seat to play in ``match`` will be played for, at ``now`` (``None``: not at all).
+
+    ``turn_started`` is when the turn began and ``clock`` the room's seconds
+    per turn (``None`` when off), in the room's clock; see :func:`turn_due`.
+    """
+    if match is None or match.finished or match.turn is None:
+        return None
+    seat = seats[match.turn]
+    return turn_due(TurnFacts(bot=seat.bot, absent_for=presence.absent_for(seat.token_hash, now),
+                              turn_for=now - turn_started, clock=clock, anyone_here=presence.anyone()), timing)
+
+
+def table_facts(presence: Presence, seats: Sequence[Seat], host: str | None, away: frozenset[int], now: float, *,
+                finish_pending: bool, playing: bool, needs_deal: bool, since_turn: float,
+                turn: Due | None) -> TableFacts:
+    """A room's :class:`TableFacts` at ``now``: the match's facts as given, and who is gone from ``presence``.
+
+    ``away`` are the seats already shown as away (their absence is not a mark to come).
+    """
+    absences = presence.absences(seats, now)
+    return TableFacts(
+        finish_pending=finish_pending, playing=playing, needs_deal=needs_deal, since_turn=since_turn, turn=turn,
+        absences=tuple(gone for seat, gone in enumerate(absences) if gone is not None and seat not in away),
+        host_absent=presence.host_absent(host, seats, now),
+    )

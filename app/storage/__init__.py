@@ -3,7 +3,7 @@
 The server uses :class:`Storage`; everything it takes and gives is a frozen value.
 """
 
-from app.storage.errors import RecordRejected, StorageError
+from app.storage.errors import RecordRejected, RoomCodeTaken, StorageError
 from app.storage.store import MAX_PAGE, MAX_PER_PAGE, Storage, verify_for_import
 from app.storage.values import (
     ActiveMatch,
@@ -20,6 +20,7 @@ __all__ = [
     "FinishedMatch",
     "MatchPage",
     "RecordRejected",
+    "RoomCodeTaken",
     "RoomSnapshot",
     "SeatRecord",
     "Storage",

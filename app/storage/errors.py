@@ -35,6 +35,11 @@ def describe(error: BaseException) -> str:
     return f"{type(cause).__name__}: {text}" if text else type(cause).__name__
 
 
+class RoomCodeTaken(StorageError):
+    """A new room's code belongs to a room stored already (open or closed): the new room must take
+    another code, never that row."""
+
+
 class RecordRejected(Exception):
     """A match record cannot be imported: it is not a record, is faulty or is unfinished.
 

@@ -20,7 +20,7 @@ from app.game.match import Match
 from app.game.record import FORMAT, to_record
 from app.game.rules import Rules, preset_name
 from app.game.standings import placings as placings_of
-from app.storage.errors import StorageError
+from app.storage.errors import RoomCodeTaken, StorageError
 from app.storage.models import (
     ABANDONED,
     FINISHED,
@@ -36,9 +36,16 @@ from app.storage.values import ActiveMatch, FinishedMatch, MatchPage, RoomSnapsh
 
 
 def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_token_hash: str | None,
-              seats: Iterable[SeatRecord], created_at: datetime, turn_seconds: int | None = None) -> None:
-    """Insert or update room ``code`` (reopening it if closed) and replace its seats with ``seats``."""
+              seats: Iterable[SeatRecord], created_at: datetime, turn_seconds: int | None = None,
+              new: bool = False) -> None:
+    """Insert or update room ``code`` (reopening it if closed) and replace its seats with ``seats``.
+
+    ``new``: the room is being opened, so no row may have its code yet; raises
+    :class:`~app.storage.errors.RoomCodeTaken` if one has.
+    """
     room = session.get(RoomRow, code)
+    if room is not None and new:
+        raise RoomCodeTaken(f"a room with the code {code!r} is stored already")
     if room is None:
         room = RoomRow(code=code)
         session.add(room)

@@ -106,7 +106,8 @@ class Storage:
     # Rooms
 
     def save_room(self, *, code: str, rules: Mapping[str, Any], host_token_hash: str | None,
-                  seats: Sequence[SeatRecord], created_at: datetime, turn_seconds: int | None = None) -> None:
+                  seats: Sequence[SeatRecord], created_at: datetime, turn_seconds: int | None = None,
+                  new: bool = False) -> None:
         """Insert or update room ``code`` and replace its seats.
 
         ``rules``: the room's rules options (a JSON-ready dict, docs/rules.md §3);
@@ -114,12 +115,15 @@ class Storage:
         need not be seated) or ``None``; ``turn_seconds``: the turn clock in
         seconds, ``None`` when off; ``seats``: the
         occupied seats (at most one per index); ``created_at``: aware. A
-        closed room saved again is open again. Raises :class:`StorageError`
-        (then the room is as before), e.g. for two seats with one index.
+        closed room saved again is open again. ``new``: the room is being
+        opened, and must not take over a stored room's row: raises
+        :class:`~app.storage.errors.RoomCodeTaken` when its code is stored
+        already. Raises :class:`StorageError` (then the room is as before),
+        e.g. for two seats with one index.
         """
         with self._unit(f"save room {code!r}", write=True) as session:
             queries.save_room(session, code=code, rules=rules, host_token_hash=host_token_hash, seats=seats,
-                              created_at=created_at, turn_seconds=turn_seconds)
+                              created_at=created_at, turn_seconds=turn_seconds, new=new)
 
     def close_room(self, *, code: str, closed_at: datetime) -> None:
         """Mark room ``code`` closed (gone from memory): it is no longer restored at start.

@@ -221,3 +221,20 @@ async def test_a_room_going_away_with_its_server_closes_its_sockets_with_1012(st
     room.close()
     await asyncio.wait_for(sender, 2)
     assert socket.closed_with == 1012
+
+
+async def test_a_new_room_never_takes_over_a_stored_rooms_row(store, monkeypatch):
+    from app.rooms import registry as registry_module
+
+    registry = RoomRegistry(Settings(room_idle_seconds=0.05, database_url="sqlite://"), store)
+    old, _, _ = await registry.create("Ana", Rules())
+    await asyncio.sleep(0.1)
+    assert await registry.sweep() == [old.code]  # idle: closed in storage, gone from memory
+    codes = iter([old.code, old.code, "ZZZZ9"])
+    monkeypatch.setattr(registry_module, "new_room_code", lambda taken: next(codes))
+    new, _, _ = await registry.create("Ben", Rules())
+    assert new.code == "ZZZZ9" and registry.get(old.code) is None
+    with store.storage.engine.connect() as connection:
+        seats = connection.exec_driver_sql("SELECT room_code, name FROM seats ORDER BY room_code").all()
+    assert [tuple(row) for row in seats] == [(old.code, "Ana"), ("ZZZZ9", "Ben")]
+    new.close()
