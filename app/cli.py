@@ -91,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--only-bare", action="store_true", help="load: run the bare yardstick server only")
     bench.add_argument("--port", type=int, default=0, help="load: the servers' port (default: a free one)")
     bench.add_argument("--preset", default="quick", help="load: the rooms' rules preset (default quick)")
+    bench.add_argument("--languages", default="en", metavar="CODES",
+                       help="load: languages the sockets of each table speak in turn, e.g. en,da,sv (default en)")
     bench.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                        help="load: a server setting for the run, e.g. CUCUMBER_SEND_QUEUE_SIZE=64 (repeatable)")
 
@@ -162,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return load.main(tables=args.tables, players=args.players, pace=args.pace, duration=args.duration,
                          flat_tables=args.flat_tables, flat_duration=args.flat_duration, page=args.page,
                          skip_bare=args.skip_bare, only_bare=args.only_bare, port=args.port, preset=args.preset,
-                         seed=args.seed, env=args.env)
+                         seed=args.seed, env=args.env, languages=args.languages)
     if args.command == "bench":
         from bench import engine
 

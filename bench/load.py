@@ -59,6 +59,7 @@ class Config:
     flat_tables: int = 60
     flat_duration: float = 15.0
     page: bool = False
+    languages: tuple[str, ...] = ("en",)
     skip_bare: bool = False
     only_bare: bool = False
     port: int = 0
@@ -488,10 +489,11 @@ async def open_tables(port: int, config: Config, count: int) -> list[Table]:
     return list(await asyncio.gather(*(one(index) for index in range(count))))
 
 
-async def connect_tables(port: int, tables: list[Table], page: bool) -> int:
+async def connect_tables(port: int, tables: list[Table], page: bool, languages: tuple[str, ...] = ("en",)) -> int:
     """Open every table's sockets (players, then a spectator; the same again for the page with ``page``).
 
-    Returns how many sockets could not be opened.
+    The sockets of a table speak ``languages`` in turn (``lang`` in ``hello``, the ``cucumber_lang``
+    cookie for the page). Returns how many sockets could not be opened.
     """
     limit = asyncio.Semaphore(CONNECT_CONCURRENCY)
     origin = f"http://127.0.0.1:{port}"
@@ -527,14 +529,16 @@ async def connect_tables(port: int, tables: list[Table], page: bool) -> int:
         table.players = [Socket(table, "json", seat) for seat in range(len(table.tokens))]
         spectator = Socket(table, "json", None)
         table.sockets = [*table.players, spectator]
-        jobs += [one(sock, api, {"type": "hello", "token": token}, None)
+        speaking = iter(languages * (2 * len(table.sockets)))
+        jobs += [one(sock, api, {"type": "hello", "token": token, "lang": next(speaking)}, None)
                  for sock, token in zip(table.players, table.tokens, strict=False)]
-        jobs.append(one(spectator, api, {"type": "hello"}, None))
+        jobs.append(one(spectator, api, {"type": "hello", "lang": next(speaking)}, None))
         if page:
             for token in [*table.tokens, None]:
                 sock = Socket(table, "page", None)
                 table.sockets.append(sock)
-                jobs.append(one(sock, f"/r/{table.code}/ws", None, f"cucumber_{table.code}={token}" if token else None))
+                cookie = f"cucumber_lang={next(speaking)}" + (f"; cucumber_{table.code}={token}" if token else "")
+                jobs.append(one(sock, f"/r/{table.code}/ws", None, cookie))
     await asyncio.gather(*jobs)
     return failed
 
@@ -691,7 +695,7 @@ async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int
         opened = time.perf_counter()
         rss_before = rss_mb(server.pid)
         note(f"{kind}: connecting {count * config.sockets_per_table} sockets")
-        failed = await connect_tables(server.port, tables, config.page)
+        failed = await connect_tables(server.port, tables, config.page, config.languages)
         unsettled = await settle(tables, Table.settled)
         connected = time.perf_counter()
         rss_after = rss_mb(server.pid)
@@ -711,7 +715,8 @@ async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int
             "settings": settings or "uvicorn defaults",
             "database_fs": filesystem_of(folder) if kind == "cucumber" else None,
             "server_core": cores[0], "generator_core": cores[1], "open_files": open_files,
-            "tables": count, "players": config.players, "page": config.page, "preset": config.preset,
+            "tables": count, "players": config.players, "page": config.page, "languages": list(config.languages),
+            "preset": config.preset,
             "sockets": sockets, "sockets_failed": failed, "tables_unsettled": len(unsettled),
             "tables_left_out": count - len(usable),
             "open_tables_s": round(opened - began, 2), "connect_s": round(connected - opened, 2),
@@ -782,12 +787,13 @@ async def run(config: Config, folder: Path, cores: tuple[int | None, int | None]
 def main(*, tables: int = 1000, players: int = 4, pace: float = 3.0, duration: float = 30.0,
          flat_tables: int = 60, flat_duration: float = 15.0, page: bool = False, skip_bare: bool = False,
          only_bare: bool = False, port: int = 0, preset: str = "quick", seed: int = 1,
-         env: list[str] | tuple[str, ...] = ()) -> int:
+         env: list[str] | tuple[str, ...] = (), languages: str = "en") -> int:
     """Run the load benchmark and print its JSON lines; returns the exit status (2: bad options)."""
     try:
         config = Config(tables=tables, players=players, pace=pace, duration=duration, flat_tables=flat_tables,
                         flat_duration=flat_duration, page=page, skip_bare=skip_bare, only_bare=only_bare,
-                        port=port, preset=preset, seed=seed, env=parse_env(env))
+                        port=port, preset=preset, seed=seed, env=parse_env(env),
+                        languages=tuple(code.strip() for code in languages.split(",") if code.strip()) or ("en",))
         if tables < 1 or flat_tables < 1 or not 2 <= players <= 7 or pace < 0 or duration < 0 or flat_duration < 0:
             raise ValueError("--tables and --flat-tables are at least 1, --players 2 to 7, times not negative")
         if skip_bare and only_bare:
