@@ -28,7 +28,17 @@ from app.rooms.fanout import Renderings, send_state
 from app.rooms.lobby import Lobby, Seat, Target
 from app.rooms.persistence import RoomStore, now
 from app.rooms.presence import Presence
-from app.rooms.schedule import Action, Due, Timing, TurnClock, away_seats, next_due, seat_due, table_facts
+from app.rooms.schedule import (
+    RETRY_SECONDS,
+    Action,
+    Due,
+    Timing,
+    TurnClock,
+    away_seats,
+    next_due,
+    seat_due,
+    table_facts,
+)
 from app.rooms.seat_links import Link, LinkKind, SeatLinks, link_seat
 from app.rooms.timer import TimedAction, Timer
 from app.rooms.views import RoomView, Table, room_view
@@ -67,7 +77,7 @@ class Room:
         self.last_active = clock()
         self._turn = TurnClock(clock())
         self._away: frozenset[int] = frozenset()
-        self._timer = Timer(f"room {code}", then=self._reschedule)
+        self._timer = Timer(f"room {code}", then=self._reschedule, retry_seconds=RETRY_SECONDS)
         self._renderings: Renderings | None = None
         self._links = SeatLinks(self.timing.seat_link)
 

@@ -20,7 +20,7 @@ class Timer:
     succeeds, to arm what is due next. ``name`` appears in logs.
     """
 
-    def __init__(self, name: str, then: Callable[[], None], retry_seconds: float = 2.0) -> None:
+    def __init__(self, name: str, then: Callable[[], None], retry_seconds: float) -> None:
         self.name = name
         self._then = then
         self._retry = retry_seconds
