@@ -180,7 +180,7 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None
         case Leave():
             await room.leave(who)
         case AddBot():
-            await room.add_bot(who, message.strength)
+            await room.add_bot(who, message.strength, message.seats)
         case HandToBot():
             await room.hand_to_bot(who, message.target, message.strength)
         case DeviceLink():

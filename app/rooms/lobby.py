@@ -171,8 +171,15 @@ class Lobby:
         """Seat ``index`` freed, the later seats moving up."""
         return replace(self, seats=self.seats[:index] + self.seats[index + 1:])
 
-    def with_bot(self, strength: str) -> Lobby:
-        """A bot of ``strength`` in the next seat, named with the first free number ("Normal bot 2")."""
+    def with_bot(self, strength: str, seen: int | None = None) -> Lobby:
+        """A bot of ``strength`` in the next seat, named with the first free number ("Normal bot 2").
+
+        ``seen`` is how many seats the asker saw taken, if they said: when
+        that is no longer so (a second click of the same button, someone
+        joined meanwhile) raises ``seat_changed`` and adds nothing.
+        """
+        if seen is not None and seen != len(self.seats):
+            raise RoomError(ErrorCode.SEAT_CHANGED, problem("seats_changed"))
         self._require_room()
         taken = {seat.name.casefold() for seat in self.seats}
         number = next(n for n in range(1, MAX_SEATS + 2) if f"{strength} bot {n}".casefold() not in taken)

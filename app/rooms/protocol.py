@@ -170,11 +170,27 @@ class _AimedAtSeat(_Message):
 
 
 class AddBot(_Message):
-    """The host seats a bot of ``strength``."""
+    """The host seats a bot of ``strength``.
+
+    ``seats``, when given, is how many seats the host saw taken: the bot is
+    then added only if that is still so (a double click adds one bot, not two).
+    """
 
     type: Literal["add_bot"]
     strength: BotStrength = BotStrength.NORMAL
-    refusals = {"strength": _STRENGTH_REFUSAL}
+    seats: int | None = None
+    refusals = {"strength": _STRENGTH_REFUSAL,
+                "seats": (ErrorCode.BAD_REQUEST, problem("seats_field"))}
+
+    @field_validator("seats", mode="before")
+    @classmethod
+    def _seats(cls, value: Any) -> int | None:
+        value = form_number(value)
+        if value in (None, ""):
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError("not a number of seats")
+        return value
 
 
 class HandToBot(_AimedAtSeat):

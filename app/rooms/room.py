@@ -164,9 +164,10 @@ class Room:
         self.presence.forget(removed.token_hash)
         self._changed()
 
-    async def add_bot(self, token_hash: str | None, strength: str) -> int:
-        """The host seats a bot of ``strength`` (``easy``/``normal``/``hard``); returns its seat."""
-        lobby = await self._change(token_hash, "seats_fixed", lambda old: old.with_bot(strength))
+    async def add_bot(self, token_hash: str | None, strength: str, seen: int | None = None) -> int:
+        """The host seats a bot of ``strength`` (``easy``/``normal``/``hard``), if ``seen`` allows
+        (:meth:`Lobby.with_bot`); returns its seat."""
+        lobby = await self._change(token_hash, "seats_fixed", lambda old: old.with_bot(strength, seen))
         return len(lobby.seats) - 1
 
     async def hand_to_bot(self, token_hash: str | None, target: Target, strength: str = "normal") -> None:

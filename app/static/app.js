@@ -269,4 +269,20 @@
       }
     }
   });
+
+  // ---- Forms that post once (data-once): a second click while the first post is on its way would
+  // open a second room, or take a second seat whose cookie replaces the first one's. A page shown
+  // again from the back/forward cache may post again.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-once")) return;
+    if (form.dataset.sent) {
+      event.preventDefault();
+      return;
+    }
+    form.dataset.sent = "1";
+  });
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[data-once]").forEach(function (form) { delete form.dataset.sent; });
+  });
 })();

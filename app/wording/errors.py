@@ -42,6 +42,9 @@ PROBLEMS = {
     "seat_moved_host": noted("the host gave your seat to someone else; this page now watches"),
     "seat_changed": noted("that seat changed since you chose it (someone left, or another player sits there now); "
                           "nothing was done"),
+    "seats_changed": noted("the seats changed since you looked (a bot or a player sat down meanwhile); nothing was "
+                           "added"),
+    "seats_field": noted("seats is the number of seats taken, a whole number (0 or more)"),
     "name_the_player": noted('name the seat by its "player" (the state\'s seats[].player)'),
     "player_field": noted("player is a seat's player id (the state's seats[].player)"),
     "invalid_link": noted("this link does not work (any more): it works once, for a while, and only while its seat "

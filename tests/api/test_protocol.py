@@ -314,6 +314,18 @@ def test_a_double_remove_of_ben_removes_only_ben(client):
     assert seat_names(ana.latest()) == ["Ana", "Cy", "Dag"]
 
 
+def test_a_double_add_bot_with_the_seats_seen_seats_one_bot(client):
+    code, tokens = open_room(client, ["Ana"])
+    ana = Peer(client, code, tokens[0])
+    # Both clicks were sent before the first was carried out, each saying one seat was taken.
+    ana.send({"type": "add_bot", "strength": "easy", "seats": 1})
+    ana.send({"type": "add_bot", "strength": "easy", "seats": 1})
+    assert ana.next_error()["code"] == "seat_changed"
+    assert seat_names(ana.latest()) == ["Ana", "Easy bot 1"]
+    ana.send({"type": "add_bot", "strength": "easy", "seats": 2})
+    ana.until(lambda state: seat_names(state) == ["Ana", "Easy bot 1", "Easy bot 2"])
+
+
 def ben_left(client) -> tuple[Peer, list[str]]:
     """Ana (host), Ben, Cy and Dag seated, then Ben leaves; returns Ana and the player ids as they were."""
     code, tokens = open_room(client, NAMES)

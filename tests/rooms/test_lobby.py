@@ -45,6 +45,15 @@ def test_a_bot_takes_the_first_free_number_of_its_strength():
     assert [seat.name for seat in lobby.seats] == ["Normal bot 2", "Hard bot 1", "Normal bot 1"]
 
 
+def test_a_bot_asked_for_at_a_number_of_seats_is_added_only_while_that_many_are_taken():
+    lobby = Lobby(Rules()).joined("Ana")[0]
+    lobby = lobby.with_bot("easy", seen=1)
+    assert len(lobby.seats) == 2
+    assert refusal(lambda: lobby.with_bot("easy", seen=1)) == ErrorCode.SEAT_CHANGED  # the same click again
+    assert refusal(lambda: lobby.with_bot("easy", seen=3)) == ErrorCode.SEAT_CHANGED
+    assert len(lobby.with_bot("easy", seen=2).seats) == 3
+
+
 def test_every_occupant_gets_a_player_id_of_its_own():
     lobby, _ = Lobby(Rules()).joined("Ana")
     lobby, _ = lobby.joined("Ben")
