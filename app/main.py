@@ -31,7 +31,7 @@ from app.rooms.registry import RoomRegistry
 from app.security import Refused, SecurityHeaders
 from app.settings import Settings
 from app.storage import Storage, StorageError
-from app.wording.errors import problem
+from app.wording.errors import problem, request_problems
 from app.wording.language import load_catalogues
 
 log = logging.getLogger(__name__)
@@ -117,10 +117,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
-        """A request that does not fit its route: 422 with what was wrong, in one line."""
-        problems = "; ".join(f"{'.'.join(str(p) for p in item['loc'][1:]) or 'body'}: {item['msg']}"
-                             for item in error.errors())
-        return JSONResponse({"error": ErrorCode.BAD_REQUEST, "message": problems or "bad request"}, status_code=422)
+        """A request that does not fit its route: 422 with what was wrong, in one line, in the request's
+        language."""
+        problems = "; ".join(dict.fromkeys(str(fault) for fault in request_problems(error.errors())))
+        return JSONResponse({"error": ErrorCode.BAD_REQUEST, "message": problems}, status_code=422)
 
     app.include_router(health.router)
     app.include_router(room_api.router)

@@ -8,6 +8,7 @@ them, in the language of whoever reads them (:mod:`app.wording.language`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,11 @@ PROBLEMS = {
     "server_full": noted("this server has as many tables as it can hold; try again later"),
     "cross_site": noted("This form was sent from another site, so nothing was changed. "
                         "Open the room's link and try again from there."),
+    # A request that does not fit its route (the JSON API's 422)
+    "request_not_json": noted("the request's body is not valid JSON"),
+    "request_not_object": noted("the request's body must be a JSON object"),
+    "request_field_missing": noted("{field} is missing"),
+    "request_field_invalid": noted("{field} does not have a value of the right kind"),
     # Names and seats
     "name_not_text": noted("a name must be text"),
     "name_empty": noted("enter a name"),
@@ -134,6 +140,27 @@ class Problem:
 def problem(reason: str, **facts: Any) -> Problem:
     """A :class:`Problem` of ``reason`` with ``facts``: ``problem("name_taken", name="Ana")``."""
     return Problem(reason, facts)
+
+
+def request_problems(errors: Sequence[Mapping[str, Any]]) -> list[Problem]:
+    """What is wrong with a request that does not fit its route, one :class:`Problem` per fault.
+
+    ``errors`` are pydantic's error entries as FastAPI reports them (each
+    with ``type`` and ``loc``, whose first item says where: ``body``,
+    ``query``, ``path``); the fields are named by their path (``rules.threshold``).
+    """
+    problems = []
+    for error in errors:
+        field = ".".join(str(part) for part in error["loc"][1:])
+        if error["type"] == "json_invalid":
+            problems.append(problem("request_not_json"))
+        elif not field:
+            problems.append(problem("request_not_object"))
+        elif error["type"] == "missing":
+            problems.append(problem("request_field_missing", field=field))
+        else:
+            problems.append(problem("request_field_invalid", field=field))
+    return problems
 
 
 def limit_problem(name: str, seconds: int) -> Problem:

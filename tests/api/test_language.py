@@ -8,7 +8,8 @@ import json
 import pytest
 
 from app.api.language import LANGUAGE_COOKIE, local_path
-from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES
+from app.wording.errors import request_problems
+from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES, speaking
 from tests.api.conftest import Peer, open_room
 from tests.words import english_left, readable
 
@@ -174,3 +175,28 @@ def test_the_table_page_and_its_socket_speak_the_cookies_language(client):
         flash = socket.receive_text()
         assert 'id="flash"' in flash and 'data-code="invalid_rules"' in flash
         assert "hand_size skal være et helt tal fra 3 til 7, ikke 9" in flash
+
+
+@pytest.mark.parametrize(("request_", "english", "german"), [
+    ({"json": {"name": "Ana", "preset": 5}}, "preset does not have a value of the right kind",
+     "preset hat keinen Wert der richtigen Art"),
+    ({"json": ["Ana"]}, "the request's body must be a JSON object", "der Inhalt der Anfrage muss ein JSON-Objekt sein"),
+    ({"content": "{", "headers": {"content-type": "application/json"}}, "the request's body is not valid JSON",
+     "der Inhalt der Anfrage ist kein gültiges JSON"),
+])
+def test_a_request_that_does_not_fit_its_route_is_refused_in_the_readers_language(client, request_, english, german):
+    for language, words in (("en", english), ("de", german)):
+        headers = {**request_.get("headers", {}), "Accept-Language": language}
+        answer = client.post("/api/rooms", **{**request_, "headers": headers})
+        assert answer.status_code == 422
+        assert answer.json() == {"error": "bad_request", "message": words}
+
+
+def test_each_fault_of_a_request_is_named_once_with_its_field():
+    faults = [{"type": "missing", "loc": ("body", "name")}, {"type": "int_parsing", "loc": ("query", "page")},
+              {"type": "int_parsing", "loc": ("query", "page")}, {"type": "dict_type", "loc": ("body",)},
+              {"type": "json_invalid", "loc": ("body", 1)}]
+    with speaking("sv"):
+        assert [str(fault) for fault in request_problems(faults)] == [
+            "name saknas", "page har inte ett värde av rätt slag", "page har inte ett värde av rätt slag",
+            "förfrågans innehåll måste vara ett JSON-objekt", "förfrågans innehåll är inte giltig JSON"]
