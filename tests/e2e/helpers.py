@@ -378,6 +378,8 @@ class ProtocolPlayer:
 
 # ---------------------------------------------------------------- what every page must show
 
+AXE_VERSION = "4.14.1"
+"""The axe-core that ``package.json`` pins for the audit."""
 AXE_SCRIPT = NODE_MODULES / "axe-core" / "axe.min.js"
 AXE_RUN_JS = """async () => {
   const result = await axe.run(document, {resultTypes: ['violations'],

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zxingcpp
+from PIL import Image
 
 from app.game.history import deal_by_deal
 from app.rendering import qr_svg
@@ -200,10 +202,9 @@ def test_the_turn_sound_is_off_until_turned_on_and_is_remembered(open_tab, serve
     ana.page.reload()
     ana.wait_live()
     assert ana.page.locator("button.turn-sound").get_attribute("aria-pressed") == "true"
-    # Play on until Ana's turn comes again: the tone sounds once.
-    answer = server.room(code)
-    ana.page.locator("#hand .card-button.playable").first.click()
-    server.wait_room(code, lambda now: now["version"] > answer["version"])
+    # Play on until the turn passes to Ben, then comes back to Ana: the tone sounds once.
+    play_until(server, code, {0: ana}, others, lambda now: now["state"]["turn"] == 1)
+    assert ana.page.evaluate("() => window.tones") == 0
     play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
     ana.page.wait_for_function("() => window.tones === 1")
     ana.page.locator("button.turn-sound").click()
@@ -241,9 +242,9 @@ def test_a_played_card_moves_and_clicks_stay_possible(open_tab, server: LiveServ
     assert ana.page.evaluate("() => window.motions.every(m => m.motion.effect.getTiming().duration <= 300)")
     ana.page.wait_for_function("() => window.runningMotions > 0")
     # Ben plays: his card comes from his seat, while Ana's hand stays free to click.
-    sync_pages(server, code, [ana])
+    play_until(server, code, {0: ana}, others, lambda now: now["state"]["turn"] == 1)
     ben = others[1]
-    ben.wait(lambda state: state["turn"] == 1)
+    ben.wait(lambda state: state["turn"] == 1 and bool(state["you"]["legal"]))
     ana.page.evaluate("() => { window.motions = []; }")
     ben.play_lowest()
     ana.page.wait_for_function("() => window.motions.some(m => String(m.motion.id).startsWith('motion'))")
@@ -319,8 +320,6 @@ def svg_path(svg: str) -> str:
 
 
 def test_the_qr_code_is_the_room_link(open_tab, server: LiveServer) -> None:
-    zxingcpp = pytest.importorskip("zxingcpp")
-    image = pytest.importorskip("PIL.Image")
     code, ana, others = open_table(server, open_tab, init=SHARE_JS)
     link = f"{server.url}/r/{code}"
     assert ana.page.locator(".share .copy-link").get_attribute("data-url") == link
@@ -331,7 +330,7 @@ def test_the_qr_code_is_the_room_link(open_tab, server: LiveServer) -> None:
     assert qr.get_attribute("role") == "img" and qr.get_attribute("aria-label") == "QR code of the link to this table"
     # Segno's own drawing of the link, and what a camera reads from the screen.
     assert svg_path(qr.evaluate("e => e.outerHTML")) == svg_path(str(qr_svg(link, "x")))
-    found = zxingcpp.read_barcodes(image.open(io.BytesIO(qr.screenshot())).convert("L"))
+    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot())).convert("L"))
     assert [barcode.text for barcode in found] == [link]
     accessible(ana)
     # The share button, where the browser has a share sheet.
