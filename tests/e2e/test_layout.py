@@ -51,7 +51,6 @@ FIT_JS = """() => {
 def check_fit(tab: Tab, where: str, *, phone: bool) -> None:
     """No horizontal scrolling, nothing outside the viewport across, and finger-sized cards in one row."""
     fit = tab.page.evaluate(FIT_JS)
-    fit["debug"] = tab.page.evaluate("""() => [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 391).map(e => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 15)""")
     assert fit["scrollWidth"] <= fit["clientWidth"], f"{where}: the page scrolls across: {fit}"
     assert fit["outside"] == [], f"{where}: outside the screen: {fit['outside']}"
     assert fit["spill"] == [], f"{where}: outside their seat: {fit['spill']}"
