@@ -35,6 +35,7 @@ LIVE_REGIONS: dict[str, Callable[[RoomView], Hashable]] = {
     "seats": lambda view: (view.you_seat, view.you_are_host),
     "trick": lambda view: view.you_seat,
     "hand": lambda view: view.you_seat,
+    "scoresheet": lambda view: None,
     "summary": lambda view: None,
     "controls": lambda view: (view.you_seat is None, view.you_are_host),
     "join": lambda view: view.you_seat is None,

@@ -37,6 +37,7 @@ from app.rooms.errors import ErrorCode, RoomError, Words
 from app.rooms.protocol import (
     AddBot,
     ClientMessage,
+    ComeBack,
     DeviceLink,
     HandToBot,
     Heartbeat,
@@ -50,6 +51,7 @@ from app.rooms.protocol import (
     SetClock,
     SetRules,
     Start,
+    StepAway,
     Sync,
     error_message,
     parse_message,
@@ -189,6 +191,8 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None
             conn.send_link(room.seat_link(who, LinkKind.SEAT, message.target))
         case SetClock():
             await room.set_clock(who, message.seconds)
+        case StepAway() | ComeBack():
+            await room.step_away(who, isinstance(message, StepAway))
         case Sync():
             room.send_state(conn)
         case Heartbeat():

@@ -684,6 +684,29 @@ def last_trick_payers(rules: Rules, deal: Deal) -> tuple[tuple[int, ...], int, C
     return payers, top_card.value, top_card
 
 
+def score_deal(rules: Rules, deal: Deal, scores: tuple[int, ...], lives: tuple[int, ...],
+               events: list[Event]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Score the last trick of the complete ``deal`` on ``scores`` and ``lives`` (docs/rules.md §2.7, §2.8, §3).
+
+    ``scores`` and ``lives`` are every seat's totals and lives when the deal
+    began. Returns the totals and lives after it, and adds to ``events`` the
+    penalties, lives lost, eliminations and reinstatements it caused, in that
+    order. ``lives`` comes back unchanged (the same tuple) when nobody
+    reached the threshold.
+    """
+    new_scores = list(scores)
+    payers, points, card = last_trick_payers(rules, deal)
+    crossed = []
+    for seat in payers:
+        total = new_scores[seat] = new_scores[seat] + points
+        events.append(_new(PenaltyScored, (seat, points, card, total)))
+        if total >= rules.threshold:
+            crossed.append(seat)
+    if crossed:
+        lives = _cross_threshold(rules, deal, scores, new_scores, list(lives), crossed, events)
+    return tuple(new_scores), lives
+
+
 def _end_deal(match: Match, deal: Deal, events: list[Event]) -> tuple[Match, list[Event]]:
     """Score the last trick, apply lives and eliminations, and maybe end the match (§2.7–2.10).
 
@@ -691,17 +714,8 @@ def _end_deal(match: Match, deal: Deal, events: list[Event]) -> tuple[Match, lis
     ``events``, which is returned with the new match.
     """
     rules = match.rules
-    scores = list(match.scores)
-    payers, points, card = last_trick_payers(rules, deal)
-    crossed = []
-    for seat in payers:
-        total = scores[seat] = scores[seat] + points
-        events.append(_new(PenaltyScored, (seat, points, card, total)))
-        if total >= rules.threshold:
-            crossed.append(seat)
-    lives = match.lives
-    if crossed:
-        lives = _cross_threshold(rules, deal, match.scores, scores, list(lives), crossed, events)
+    scores, lives = score_deal(rules, deal, match.scores, match.lives, events)
+    crossed = lives is not match.lives
     deals = len(match.history) + 1
     events.append(_new(DealEnded, (deals - 1,)))
     winners: tuple[int, ...] = ()
@@ -718,7 +732,7 @@ def _end_deal(match: Match, deal: Deal, events: list[Event]) -> tuple[Match, lis
             winners = tuple(seat for seat in active if scores[seat] == best)
         if winners:
             events.append(MatchWon(winners))
-    new = _new(Match, (rules, match.players, tuple(scores), lives, match.dealer, (*match.history, deal), deal,
+    new = _new(Match, (rules, match.players, scores, lives, match.dealer, (*match.history, deal), deal,
                        winners, bool(winners)))
     return new, events
 

@@ -16,6 +16,7 @@ from limits import parse_many
 from app.rooms.protocol import (
     AddBot,
     ClientMessage,
+    ComeBack,
     HandToBot,
     Heartbeat,
     Leave,
@@ -24,6 +25,7 @@ from app.rooms.protocol import (
     SetClock,
     SetRules,
     Start,
+    StepAway,
     Sync,
 )
 from app.settings import Settings
@@ -57,7 +59,7 @@ def kind_of(message: ClientMessage | object) -> Kind:
             return Kind.SYNCS
         case Heartbeat():
             return Kind.HEARTBEATS
-        case Start() | SetRules() | AddBot() | HandToBot() | Remove() | SetClock() | Leave():
+        case Start() | SetRules() | AddBot() | HandToBot() | Remove() | SetClock() | Leave() | StepAway() | ComeBack():
             return Kind.HOST
         case _:
             return Kind.OTHER

@@ -50,6 +50,10 @@ class ErrorCode(StrEnum):
     CARD_NOT_IN_HAND = "card_not_in_hand"
     ILLEGAL_PLAY = "illegal_play"
     STALE_PLAY = "stale_play"
+    # Stepping away from a seat by choice
+    ALREADY_AWAY = "already_away"
+    NOT_AWAY = "not_away"
+    PLAYER_ELIMINATED = "player_eliminated"
     # The server
     STORAGE_UNAVAILABLE = "storage_unavailable"
     SERVER_ERROR = "server_error"

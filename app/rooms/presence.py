@@ -6,6 +6,7 @@ its lock); times are the room's monotonic clock readings, in seconds.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from app.rooms.connection import Connection
@@ -19,11 +20,16 @@ class Presence:
     live (not dropped). ``absent_for`` tells how long someone has been gone:
     since their last connection closed, since they took a seat without
     connecting, or since the room was restored after a restart.
+
+    A seated person may also step away by choice (:meth:`step`): the table
+    then counts them gone for good (:meth:`seat_absent_for`) until they come
+    back, while they stay connected and may watch, host and come back.
     """
 
     def __init__(self) -> None:
         self.connections: set[Connection] = set()
         self._gone_since: dict[str, float] = {}
+        self._stepped: set[str] = set()
 
     def live(self) -> list[Connection]:
         """The connections still open."""
@@ -42,6 +48,30 @@ class Presence:
         if token_hash is None or token_hash in self.present():
             return None
         return now - self._gone_since.get(token_hash, now)
+
+    def seat_absent_for(self, token_hash: str | None, now: float) -> float | None:
+        """How long the table counts ``token_hash``'s seat as without its person at ``now``: as
+        :meth:`absent_for`, but infinite once they stepped away (the stand-in plays at once)."""
+        return math.inf if token_hash in self._stepped else self.absent_for(token_hash, now)
+
+    def stepped_away(self, token_hash: str | None) -> bool:
+        """Whether ``token_hash``'s person has handed their seat to the stand-in bot by choice."""
+        return token_hash in self._stepped
+
+    def step(self, token_hash: str, away: bool) -> None:
+        """``token_hash``'s person steps away from their seat (``away``) or comes back to it."""
+        if away:
+            self._stepped.add(token_hash)
+        else:
+            self._stepped.discard(token_hash)
+
+    def end_steps(self) -> None:
+        """A new match: everyone who stepped away from the last one is back (if connected)."""
+        self._stepped.clear()
+
+    def stepped_seats(self, seats: Sequence[Seat]) -> frozenset[int]:
+        """The seats whose person stepped away."""
+        return frozenset(index for index, seat in enumerate(seats) if seat.token_hash in self._stepped)
 
     def attach(self, conn: Connection) -> None:
         """A connection opened: its person is here."""
@@ -89,10 +119,12 @@ class Presence:
         """Stop tracking a person who no longer has a seat."""
         if token_hash is not None:
             self._gone_since.pop(token_hash, None)
+            self._stepped.discard(token_hash)
 
     def absences(self, seats: Sequence[Seat], now: float) -> list[float | None]:
-        """Per seat, how long its person has been gone at ``now`` (``None``: a bot, or connected)."""
-        return [None if seat.is_bot else self.absent_for(seat.token_hash, now) for seat in seats]
+        """Per seat, how long the table counts its person gone at ``now`` (``None``: a bot, or connected and
+        not stepped away; infinite: stepped away, :meth:`seat_absent_for`)."""
+        return [None if seat.is_bot else self.seat_absent_for(seat.token_hash, now) for seat in seats]
 
     def connected_seats(self, seats: Sequence[Seat]) -> frozenset[int]:
         """The seats whose person has a live connection."""

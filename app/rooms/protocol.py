@@ -31,6 +31,7 @@ from pydantic import (
 from app.bots.strength import BotStrength
 from app.game.errors import InvalidRules
 from app.game.rules import Rules, preset
+from app.game.score_sheet import DealScore
 from app.game.views import TrickCard
 from app.identity import is_player_id
 from app.names import form_number
@@ -225,6 +226,18 @@ class Leave(_Message):
     type: Literal["leave"]
 
 
+class StepAway(_Message):
+    """A seated player hands their seat to the stand-in bot at once, until they come back."""
+
+    type: Literal["step_away"]
+
+
+class ComeBack(_Message):
+    """A player who stepped away takes their seat back from the bot."""
+
+    type: Literal["come_back"]
+
+
 class SetClock(_Message):
     """The host sets the turn clock: ``seconds`` per turn (5–600), or off (``None``, 0, ``""``, ``"off"``)."""
 
@@ -251,7 +264,7 @@ class Sync(_Message):
 
 ClientMessage = Annotated[
     Hello | Play | Heartbeat | Start | SetRules | AddBot | HandToBot | Remove | DeviceLink | SeatLink | Leave | SetClock
-    | Sync,
+    | Sync | StepAway | ComeBack,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -351,8 +364,9 @@ def public_state_json(view: RoomView) -> dict[str, Any]:
         "spectators": view.spectators,
         "seats": [
             {"seat": seat.seat, "player": seat.player, "name": seat.name, "bot": seat.bot, "connected": seat.connected,
-             "away": seat.away, "score": seat.score, "lives": seat.lives, "eliminated": seat.eliminated,
-             "dealer": seat.is_dealer, "turn": seat.is_turn, "cards_left": seat.cards_left,
+             "away": seat.away, "stepped_away": seat.stepped_away, "score": seat.score, "lives": seat.lives,
+             "eliminated": seat.eliminated, "dealer": seat.is_dealer, "turn": seat.is_turn,
+             "cards_left": seat.cards_left,
              "played": [card.code for card in seat.played]}
             for seat in view.seats
         ],
@@ -381,7 +395,22 @@ def public_state_json(view: RoomView) -> dict[str, Any]:
         "match_id": view.match_id,
         "standings": [{"place": line.place, "seat": line.seat, "name": line.name, "score": line.score}
                       for line in view.standings],
+        "score_sheet": score_sheet_json(view.score_sheet),
     }
+
+
+def score_sheet_json(sheet: tuple[DealScore, ...]) -> list[dict[str, Any]]:
+    """The state's ``score_sheet``: every completed deal with each seat's penalty, total, lives, whether it
+    lost a life and whether it is out, and the deal's last trick (docs/protocol.md, "The state object")."""
+    return [{
+        "deal": line.number,
+        "dealer": line.dealer,
+        "trick_winner": line.trick_winner,
+        "last_trick": [{"seat": seat, "card": card.code} for seat, card in line.last_trick],
+        "seats": [{"seat": seat, "penalty": line.penalties[seat], "total": line.totals[seat],
+                   "lives": line.lives[seat], "life_lost": seat in line.lives_lost,
+                   "eliminated": line.lives[seat] == 0} for seat in range(len(line.totals))],
+    } for line in sheet]
 
 
 def you_json(view: RoomView) -> dict[str, Any] | None:

@@ -40,6 +40,7 @@ from app.rooms.schedule import (
     table_facts,
 )
 from app.rooms.seat_links import Link, LinkKind, SeatLinks, link_seat
+from app.rooms.stepping import check_step
 from app.rooms.timer import TimedAction, Timer
 from app.rooms.views import RoomView, Table, room_view
 
@@ -115,6 +116,7 @@ class Room:
                 host=self.lobby.host, match=self.match, match_id=self.current.match_id,
                 last_summary=self.current.last_summary, connected=self.presence.connected_seats(self.seats),
                 away=self._away, spectators=self.presence.spectators(self.seats),
+                stepped=self.presence.stepped_seats(self.seats),
                 turn_seconds=self.lobby.turn_seconds, turn_remaining=self.turn_remaining()))
         return self._renderings
 
@@ -235,6 +237,7 @@ class Room:
             self.current.require_not_playing("match_running")
             self.lobby.require_players()
             await self.current.start([seat.name for seat in self.seats], self.lobby.rules, self._rng)
+            self.presence.end_steps()
             self._changed()
 
     async def play(self, token_hash: str | None, card: str, moment: tuple[int | None, int | None] | None = None,
@@ -247,6 +250,12 @@ class Room:
         """
         async with self.lock:
             await self.current.play(self.lobby.require_seat(token_hash), card, moment, match_id)
+            self._changed()
+
+    async def step_away(self, token_hash: str | None, away: bool = True) -> None:
+        """The person hands their seat to the stand-in bot, or takes it back (``away=False``); :mod:`.stepping`."""
+        async with self.lock:
+            self.presence.step(check_step(self.lobby, self.match, self.presence, token_hash, away), away)
             self._changed()
 
     async def deal_next(self) -> bool:

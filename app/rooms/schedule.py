@@ -81,7 +81,7 @@ class TurnFacts:
 
     ``bot``: the seat's bot strength, ``None`` for a person; ``absent_for``:
     seconds since the person's last connection closed (``None`` while
-    connected); ``turn_for``: seconds since the turn began; ``clock``: the
+    connected; infinite once they stepped away by choice); ``turn_for``: seconds since the turn began; ``clock``: the
     room's seconds per turn (``None`` when off); ``anyone_here``: whether
     anybody at all is connected to the room.
     """
@@ -211,7 +211,7 @@ def seat_due(match: Match | None, seats: Sequence[Seat], presence: Presence, tur
     if match is None or match.finished or match.turn is None:
         return None
     seat = seats[match.turn]
-    return turn_due(TurnFacts(bot=seat.bot, absent_for=presence.absent_for(seat.token_hash, now),
+    return turn_due(TurnFacts(bot=seat.bot, absent_for=presence.seat_absent_for(seat.token_hash, now),
                               turn_for=now - turn_started, clock=clock, anyone_here=presence.anyone()), timing)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 
 from app.game.match import Match
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
+from app.game.score_sheet import DealScore, score_sheet
 from app.game.standings import placings
 from app.game.summary import DealSummary
 from app.game.views import HandCard, MatchView, SeatView, hand_view, view_for
@@ -25,7 +26,8 @@ class SeatInfo(SeatView):
 
     ``player`` is the occupant's public id (actions aimed at this seat name
     it); ``bot`` is a bot's strength (``None`` for a person); ``away``
-    whether a bot plays for a person who has been gone past the grace period.
+    whether a bot plays for a person who has been gone past the grace period,
+    or who stepped away (``stepped_away``: handed the seat to the bot by choice).
     """
 
     player: str
@@ -34,6 +36,7 @@ class SeatInfo(SeatView):
     is_you: bool
     connected: bool
     away: bool
+    stepped_away: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +58,8 @@ class RoomView:
     outside deals). ``match`` is the engine's view once a match exists.
     ``summary`` describes the last finished deal. ``turn_seconds`` is the
     room's turn clock (``None`` when off) and ``turn_remaining`` the seconds
-    left for the seat to play.
+    left for the seat to play. ``score_sheet`` holds the completed deals of
+    the match (public, from the engine's :func:`~app.game.score_sheet.score_sheet`).
     """
 
     code: str
@@ -75,6 +79,7 @@ class RoomView:
     standings: tuple[Standing, ...]
     turn_seconds: int | None
     turn_remaining: float | None
+    score_sheet: tuple[DealScore, ...] = ()
 
     @property
     def rules_text(self) -> list[str]:
@@ -130,7 +135,9 @@ class Table:
     ``host`` is the host's token hash; ``connected`` the seats with a live
     connection; ``away`` the seats a bot plays for while their person is
     gone; ``turn_remaining`` the seconds left on the turn clock (``None``: no
-    clock running); ``last_summary`` the last finished deal's summary.
+    clock running); ``last_summary`` the last finished deal's summary;
+    ``stepped`` the seats whose person handed them to the bot by choice
+    (they are in ``away`` too while a match is played).
     """
 
     code: str
@@ -146,6 +153,7 @@ class Table:
     spectators: int
     turn_seconds: int | None
     turn_remaining: float | None
+    stepped: frozenset[int] = frozenset()
 
     @property
     def phase(self) -> str:
@@ -174,6 +182,7 @@ def public_view(table: Table) -> RoomView:
             is_you=False,
             connected=seat_state.is_bot or index in table.connected,
             away=index in table.away,
+            stepped_away=index in table.stepped and index in table.away,
         ))
     standings: tuple[Standing, ...] = ()
     if match is not None and match.finished:
@@ -200,6 +209,7 @@ def public_view(table: Table) -> RoomView:
         standings=standings,
         turn_seconds=table.turn_seconds,
         turn_remaining=table.turn_remaining,
+        score_sheet=score_sheet(match) if match is not None else (),
     )
 
 

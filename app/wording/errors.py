@@ -67,6 +67,10 @@ PROBLEMS = {
     "clock_range": noted("the turn clock is off or {low} to {high} seconds"),
     "not_enough_players": noted("a match needs {low} to {high} players"),
     "stale_play": noted("the table has moved on since you chose that card; nothing was played"),
+    "match_over": noted("the match is over"),
+    "already_away": noted("you have already stepped away; a bot plays your seat until you come back"),
+    "not_away": noted("you have not stepped away: your seat is yours"),
+    "player_eliminated": noted("you are out of this match; there is nothing left to hand to a bot"),
     "card_code": noted("a card must be a card code such as 9C"),
     "not_a_card": noted("{text} is not a card code (rank 2-9, T or 10, J, Q, K, A, then suit C, D, H or S)"),
     # The message itself

@@ -29,9 +29,11 @@ def card_codes(value: Any) -> set[str]:
 
 
 def public_cards(state: dict[str, Any]) -> set[str]:
-    """The cards a state shows face up: earlier tricks, the current and previous trick, the last deal."""
+    """The cards a state shows face up: earlier tricks, the current and previous trick, the last deal, and the
+    last trick of each completed deal on the score sheet."""
     cards = {card for seat in state["seats"] for card in seat["played"]}
     cards |= {play["card"] for play in state["trick"] + state["previous_trick"]}
+    cards |= {play["card"] for line in state["score_sheet"] for play in line["last_trick"]}
     if state["last_deal"]:
         cards |= card_codes(state["last_deal"])
     return cards

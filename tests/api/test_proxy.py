@@ -63,8 +63,8 @@ def test_redirects_and_page_links_are_paths_not_urls(make_client):
     for path in ["/", f"/r/{code}", "/rules", "/matches"]:
         page = client.get(path).text
         assert 'href="/static/app.css"' in page and 'href="/rules"' in page
-        # Only the link to share is a whole URL.
-        assert page.count("http://testserver") == (3 if path.startswith("/r/") else 0)
+        # Only the link to share is a whole URL (shown, linked, and given to the copy and share buttons).
+        assert page.count("http://testserver") == (4 if path.startswith("/r/") else 0)
 
 
 @pytest.mark.parametrize("value", ["127.0.0.1", "127.0.0.1, 172.17.0.0/16", "*", "::1", ""])

@@ -1,0 +1,181 @@
+// The table page's life between two states: a short tone when your turn comes (off until the player
+// turns it on, remembered in this browser), the turn clock counting down, cards moving from a seat to
+// the trick and from the trick to the piles (none under prefers-reduced-motion), sharing the room link
+// where the browser can, and disclosures that stay open when their region is sent again.
+(function () {
+  "use strict";
+
+  var room = document.getElementById("room");
+  if (!room) return;
+
+  // ---- The turn sound: a tone made with the Web Audio API, no audio file.
+  var SOUND_KEY = "cucumber.turnSound";
+  var audio = null;
+
+  function soundOn() {
+    try { return window.localStorage.getItem(SOUND_KEY) === "on"; } catch (e) { return false; }
+  }
+
+  function remember(on) {
+    try { window.localStorage.setItem(SOUND_KEY, on ? "on" : "off"); } catch (e) { /* private mode: this page only */ }
+  }
+
+  // Browsers start an audio context only after a gesture on the page: make it then, and wake it up.
+  function audioContext() {
+    var Context = window.AudioContext || window.webkitAudioContext;
+    if (!Context) return null;
+    if (!audio) audio = new Context();
+    if (audio.state === "suspended") audio.resume();
+    return audio;
+  }
+
+  function tone() {
+    var context = audioContext();
+    if (!context) return;
+    var start = context.currentTime + 0.01;
+    var oscillator = context.createOscillator();
+    var gain = context.createGain();
+    oscillator.type = "sine";
+    oscillator.frequency.setValueAtTime(660, start);
+    oscillator.frequency.setValueAtTime(880, start + 0.09);
+    gain.gain.setValueAtTime(0.0001, start);
+    gain.gain.exponentialRampToValueAtTime(0.18, start + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, start + 0.22);
+    oscillator.connect(gain);
+    gain.connect(context.destination);
+    oscillator.start(start);
+    oscillator.stop(start + 0.25);
+  }
+
+  var soundButton = document.querySelector(".turn-sound");
+  function showSound() {
+    if (soundButton) soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
+  }
+  if (soundButton) {
+    soundButton.hidden = false;
+    showSound();
+    soundButton.addEventListener("click", function () {
+      var on = !soundOn();
+      remember(on);
+      showSound();
+      if (on) tone();  // what it will sound like, and the gesture that lets the page play it later
+    });
+    // A choice remembered from an earlier visit: the first gesture on the page lets the tone play.
+    var wake = function () {
+      if (soundOn()) audioContext();
+      document.removeEventListener("pointerdown", wake, true);
+      document.removeEventListener("keydown", wake, true);
+    };
+    document.addEventListener("pointerdown", wake, true);
+    document.addEventListener("keydown", wake, true);
+  }
+
+  function myTurn() {
+    var status = document.getElementById("status");
+    return !!status && status.dataset.phase === "playing" && status.dataset.turn !== "" &&
+      status.dataset.turn === status.dataset.you;
+  }
+  var wasMine = myTurn();
+
+  // ---- The turn clock: the seconds left, counted down from what the state said when it arrived.
+  function tick() {
+    document.querySelectorAll(".clock-count[data-remaining]").forEach(function (count) {
+      if (count.deadline === undefined) count.deadline = Date.now() + Number(count.dataset.remaining) * 1000;
+      var left = Math.max(0, Math.ceil((count.deadline - Date.now()) / 1000));
+      if (count.textContent !== String(left)) count.textContent = String(left);
+    });
+  }
+  tick();
+  setInterval(tick, 250);
+
+  // ---- Motion (FLIP): where the cards were before a state, then from there to where they are now.
+  var MOTION_MS = 260;
+  var reduced = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+  var before = null;
+
+  function rectsOf(selector) {
+    var found = {};
+    document.querySelectorAll(selector).forEach(function (el) { found[el.dataset.card || el.dataset.seat] = el.getBoundingClientRect(); });
+    return found;
+  }
+
+  function fly(el, from, scale, id) {
+    if (!from || typeof el.animate !== "function") return;
+    var to = el.getBoundingClientRect();
+    var dx = from.left + from.width / 2 - (to.left + to.width / 2);
+    var dy = from.top + from.height / 2 - (to.top + to.height / 2);
+    if (Math.abs(dx) < 1 && Math.abs(dy) < 1) return;
+    el.classList.add("in-motion");  // never in the way of a click meanwhile
+    var motion = el.animate(
+      [{ transform: "translate(" + dx + "px, " + dy + "px) scale(" + scale + ")" }, { transform: "none" }],
+      { duration: MOTION_MS, easing: "cubic-bezier(.2, .7, .3, 1)" });
+    motion.id = id;
+    var done = function () { el.classList.remove("in-motion"); };
+    motion.onfinish = done;
+    motion.oncancel = done;
+  }
+
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    before = {
+      open: Array.prototype.map.call(document.querySelectorAll("details[data-keep-open][open]"), function (el) { return el.id; }),
+      moving: !(reduced && reduced.matches),
+      hand: rectsOf("#hand .card-button[data-card]"),
+      trick: rectsOf("#trick .trick-cards [data-card]"),
+      piles: rectsOf("#seats .played [data-card]"),
+      seats: rectsOf("#seats .seat[data-seat]")
+    };
+  });
+
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    var was = before;
+    before = null;
+    if (was) {
+      was.open.forEach(function (id) {
+        var box = document.getElementById(id);
+        if (box) box.open = true;
+      });
+    }
+    if (was && was.moving && !(reduced && reduced.matches)) {
+      // A card new on the table comes from its player's hand (yours) or seat (anyone else's).
+      document.querySelectorAll("#trick .trick-cards .play[data-seat]").forEach(function (play) {
+        var card = play.querySelector("[data-card]");
+        if (!card || was.trick[card.dataset.card]) return;
+        var own = was.hand[card.dataset.card];
+        fly(play, own || was.seats[play.dataset.seat], own ? 1 : 0.5, "motion-play");
+      });
+      // A finished trick: each card goes to the pile of whoever played it (docs/rules.md §2.6), and
+      // the seat that took it shows it.
+      var finished = false;
+      document.querySelectorAll("#seats .played .pile-slot").forEach(function (slot) {
+        var card = slot.querySelector("[data-card]");
+        if (!card || was.piles[card.dataset.card]) return;
+        var from = was.trick[card.dataset.card];
+        finished = finished || !!from;
+        var seat = slot.closest(".seat[data-seat]");
+        fly(slot, from || was.hand[card.dataset.card] || (seat && was.seats[seat.dataset.seat]), from ? 1.6 : 0.6,
+          "motion-pile");
+      });
+      var took = document.querySelector("#trick .play.took[data-seat]");
+      var status = document.getElementById("status");
+      var winner = took ? took.dataset.seat : status && status.dataset.turn;
+      var winnerSeat = finished && winner ? document.querySelector('#seats .seat[data-seat="' + winner + '"]') : null;
+      if (winnerSeat && typeof winnerSeat.animate === "function") {
+        winnerSeat.animate([{ transform: "scale(1)" }, { transform: "scale(1.04)" }, { transform: "scale(1)" }],
+          { duration: MOTION_MS, easing: "ease-out" }).id = "motion-took";
+      }
+    }
+    tick();
+    var mine = myTurn();
+    if (mine && !wasMine && soundOn()) tone();
+    wasMine = mine;
+  });
+
+  // ---- Sharing the room link with the system's share sheet, where the browser has one.
+  var share = document.querySelector(".share-link");
+  if (share && typeof navigator.share === "function") {
+    share.hidden = false;
+    share.addEventListener("click", function () {
+      navigator.share({ title: share.dataset.title, url: share.dataset.url }).catch(function () { /* closed */ });
+    });
+  }
+})();

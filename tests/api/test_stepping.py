@@ -1,0 +1,107 @@
+"""Stepping away from a seat by choice and coming back, over the JSON protocol."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.api.conftest import Peer, open_room
+from tests.api.test_protocol import assert_unchanged
+
+NAMES = ["Ana", "Ben", "Cy"]
+
+
+@pytest.fixture
+def table(client):
+    """Ana (host), Ben and Cy in a started match with the quick rules, and a spectator."""
+    code, tokens = open_room(client, NAMES, preset="quick")
+    peers = [Peer(client, code, token) for token in tokens]
+    spectator = Peer(client, code)
+    peers[0].send({"type": "start"})
+    for peer in [*peers, spectator]:
+        peer.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
+    return code, peers, spectator
+
+
+def test_a_player_who_steps_away_is_played_by_the_bot_at_once(client, table):
+    code, peers, spectator = table
+    turn = peers[0].state["turn"]
+    leaving = peers[turn]
+    before = leaving.until_version(peers[0].version)
+    hand = set(before["you"]["hand"])
+    leaving.send({"type": "step_away"})
+    # Everyone, the spectator too, sees the seat as away and played by the bot; the bot plays its turn.
+    for peer in [*peers, spectator]:
+        state = peer.until(lambda s: s["seats"][turn]["stepped_away"])
+        assert state["seats"][turn]["away"] and state["seats"][turn]["connected"]
+    state = leaving.until(lambda s: s["turn"] != turn or s["trick_number"] != before["trick_number"])
+    played = {play["card"] for play in state["trick"] + state["previous_trick"] if play["seat"] == turn}
+    assert played & hand, "the bot played one of the seat's cards"
+    assert not [message for message in leaving.received if message["type"] == "error"]
+
+
+def test_coming_back_takes_the_seat_back(client, table):
+    code, peers, spectator = table
+    host = peers[0]
+    turn = host.state["turn"]
+    other = peers[(turn + 1) % 3]
+    other.send({"type": "step_away"})
+    seat = (turn + 1) % 3
+    host.until(lambda s: s["seats"][seat]["stepped_away"])
+    other.send({"type": "come_back"})
+    for peer in [*peers, spectator]:
+        state = peer.until(lambda s: not s["seats"][seat]["away"])
+        assert not state["seats"][seat]["stepped_away"]
+    # Its turn comes, and nobody plays for it now.
+    mover = peers[turn]
+    mover.send({"type": "play", "card": mover.until_version(host.version)["you"]["legal"][0]})
+    state = other.until(lambda s: s["turn"] == seat or s["turn"] is None)
+    if state["turn"] == seat:
+        version = other.version
+        time.sleep(0.3)  # a bot with no delay would have played by now
+        assert_unchanged(other, version)
+        assert other.state["turn"] == seat
+
+
+def refused(peer: Peer, message: dict, code: str) -> None:
+    """``message`` is refused with ``code`` and the room does not change."""
+    before = peer.latest() and peer.version
+    peer.send(message)
+    assert peer.next_error()["code"] == code
+    assert_unchanged(peer, before)
+
+
+def test_refusals_change_nothing(client, table):
+    code, peers, spectator = table
+    seat = (peers[0].state["turn"] + 2) % 3  # the trick's last to play: nothing is due from it meanwhile
+    ben = peers[seat]
+    refused(spectator, {"type": "step_away"}, "not_seated")
+    refused(spectator, {"type": "come_back"}, "not_seated")
+    refused(ben, {"type": "come_back"}, "not_away")
+    ben.send({"type": "step_away"})
+    ben.until(lambda s: s["seats"][seat]["stepped_away"])
+    refused(ben, {"type": "step_away"}, "already_away")
+
+
+def test_outside_a_match_stepping_away_is_refused(client):
+    code, tokens = open_room(client, NAMES, preset="quick")
+    ana, ben, cy = (Peer(client, code, token) for token in tokens)
+    refused(ben, {"type": "step_away"}, "match_not_started")
+    refused(ben, {"type": "come_back"}, "match_not_started")
+    ana.send({"type": "leave"})
+    ana.until(lambda s: len(s["seats"]) == 2)
+    ana.send({"type": "start"})
+    ana.until(lambda s: s["phase"] == "playing")
+    # A host without a seat hosts, but has no seat to hand over.
+    refused(ana, {"type": "step_away"}, "not_seated")
+    ben.send({"type": "step_away"})
+    cy.send({"type": "step_away"})
+    final = ben.until(lambda s: s["phase"] == "finished", limit=100_000)
+    assert not any(seat["away"] for seat in final["seats"])  # no match is being played any more
+    refused(ben, {"type": "come_back"}, "match_over")
+    refused(ben, {"type": "step_away"}, "match_over")
+    # The next match starts with everyone back at their seat.
+    ana.send({"type": "start"})
+    state = ben.until(lambda s: s["phase"] == "playing")
+    assert not any(seat["away"] or seat["stepped_away"] for seat in state["seats"])

@@ -1,0 +1,354 @@
+"""Table life in the browser: the score sheet, the turn clock's count, the turn cue and sound, cards in
+motion (and none under reduced motion), stepping away from a seat, and the room link's QR code.
+
+Every new state is audited with axe-core. Screenshots of the score sheet on a 360 px phone and a
+1366 px desktop, light and dark, are written to ``tests/e2e/screenshots/`` for people to review.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zxingcpp
+from PIL import Image
+
+from app.game.history import deal_by_deal
+from app.rendering import qr_svg
+from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, audit, play_until, sign_in, sync_pages
+from tests.e2e.test_languages import OVERFLOW_JS, PHONE_360
+from tests.e2e.test_layout import DESKTOP, OTHERS, check_fit, shoot
+
+pytestmark = pytest.mark.e2e
+
+SHEET_JS = """() => [...document.querySelectorAll('#scoresheet tr[data-deal]')].map(row =>
+  [...row.querySelectorAll('td')].map(cell => [+cell.dataset.penalty, +cell.dataset.total]))"""
+"""The score sheet on the page: per deal, per seat, ``[penalty, total]``."""
+
+MOTION_RECORDER_JS = """(() => {
+  window.motions = [];
+  const animate = Element.prototype.animate;
+  Element.prototype.animate = function (...args) {
+    const motion = animate.apply(this, args);
+    window.motions.push({motion, target: this});
+    return motion;
+  };
+  window.runningMotions = 0;
+  const sample = () => {
+    const running = document.getAnimations()
+      .filter(a => a.playState === 'running' && String(a.id).startsWith('motion'));
+    window.runningMotions = Math.max(window.runningMotions, running.length);
+    requestAnimationFrame(sample);
+  };
+  requestAnimationFrame(sample);
+})()"""
+"""Records every Web Animations call of the page, and the most motions ever seen running at one frame."""
+
+
+def accessible(tab: Tab) -> None:
+    """The page passes the axe-core audit as it is now."""
+    found = audit(tab)
+    assert found == [], f"{tab.label}: " + "; ".join(found)
+
+
+def open_table(server: LiveServer, open_tab: Callable[..., Tab], *, others: tuple[str, ...] = ("Ben",),
+               rules: dict[str, Any] | None = None, init: str | None = None,
+               **options: Any) -> tuple[str, Tab, dict[int, ProtocolPlayer]]:
+    """A room with Ana hosting from a page (seat 0) and ``others`` seated over the protocol; not started."""
+    host = server.post("/api/rooms", {"name": "Ana", "preset": "quick", **({"rules": rules} if rules else {})})
+    code = host["code"]
+    players = {seat: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
+               for seat, name in enumerate(others, start=1)}
+    ana = open_tab("Ana", **options)
+    if init:
+        ana.page.add_init_script(init)
+    sign_in(ana, code, host["token"])
+    ana.goto(f"/r/{code}")
+    return code, ana, players
+
+
+def start(server: LiveServer, code: str, ana: Tab) -> None:
+    ana.page.click("#controls button.start")
+    server.wait_room(code, lambda now: now["state"]["phase"] == "playing" and now["state"]["turn"] is not None)
+
+
+def close(players: dict[int, ProtocolPlayer]) -> None:
+    for player in players.values():
+        player.close()
+
+
+# ---------------------------------------------------------------- the score sheet
+
+def test_the_score_sheet_after_two_deals_is_the_stored_records(open_tab, server: LiveServer) -> None:
+    code, ana, others = open_table(server, open_tab, rules={"match_length": 2})
+    watcher = open_tab("Watcher")
+    watcher.goto(f"/r/{code}")
+    assert ana.page.locator("#scoresheet").is_hidden()
+    start(server, code, ana)
+
+    answer = play_until(server, code, {0: ana}, others, lambda now: len(now["state"]["score_sheet"]) == 1,
+                        watchers=(watcher,))
+    first = [[[seat["penalty"], seat["total"]] for seat in line["seats"]] for line in answer["state"]["score_sheet"]]
+    for tab in (ana, watcher):
+        assert tab.page.locator("#scoresheet").is_visible(), tab.label
+        assert tab.page.evaluate(SHEET_JS) == first, tab.label
+    accessible(ana)
+    accessible(watcher)
+
+    final = play_until(server, code, {0: ana}, others, lambda now: now["state"]["phase"] == "finished",
+                       watchers=(watcher,))
+    record = server.get(f"/api/matches/{final['state']['match_id']}/record")
+    steps = deal_by_deal(record)
+    stored = []
+    for step in steps:
+        paid = {seat: points for seat, points, _, _ in step.summary.penalties}
+        stored.append([[paid.get(seat, 0), step.scores[seat]] for seat in range(len(record["players"]))])
+    assert len(stored) == 2 and stored[:1] == first
+    for tab in (ana, watcher):
+        assert tab.page.evaluate(SHEET_JS) == stored, tab.label
+        # The last deal's last trick, opened: who played what, in order, and who took it.
+        tab.page.click("#last-trick-details > summary")
+        trick = tab.page.locator("#last-trick-details li")
+        assert [(int(trick.nth(i).get_attribute("data-seat")), trick.nth(i).get_attribute("data-code"))
+                for i in range(trick.count())] == [(seat, card.code) for seat, card in steps[-1].tricks[-1].plays]
+        winner = steps[-1].tricks[-1].winner
+        assert "took the trick" in tab.page.locator(f'#last-trick-details li[data-seat="{winner}"]').inner_text()
+        accessible(tab)
+    close(others)
+    assert ana.problems() == [] and watcher.problems() == []
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(360, "light"), (360, "dark"), (1366, "light"), (1366, "dark")])
+def test_the_open_score_sheet_fits(open_tab, server: LiveServer, screenshots: Path, width: int, scheme: str) -> None:
+    options = dict(PHONE_360 if width == 360 else DESKTOP, color_scheme=scheme)
+    # Five players: on a phone the sheet is wider than the screen and scrolls inside its box.
+    code, ana, others = open_table(server, open_tab, others=tuple(OTHERS), **options)
+    start(server, code, ana)
+    play_until(server, code, {0: ana}, others,
+               lambda now: len(now["state"]["score_sheet"]) >= 1 and now["state"]["turn"] == 0)
+    ana.page.click("#last-trick-details > summary")
+    ana.page.locator("#scoresheet").scroll_into_view_if_needed()
+    shoot(ana, screenshots, f"score-sheet-{width}-{scheme}")
+    check_fit(ana, f"{width} {scheme}", phone=width == 360)
+    assert ana.page.evaluate(OVERFLOW_JS) == [], (width, scheme)
+    # Words for screen readers only are absolutely positioned: inside the sheet's scrolling box, so that
+    # those of a cell scrolled out of view never widen the page.
+    assert ana.page.evaluate("() => [...document.querySelectorAll('#scoresheet .table-scroll .visually-hidden')]"
+                             ".every(e => e.offsetParent && e.offsetParent.closest('.table-scroll'))")
+    accessible(ana)
+    close(others)
+    assert ana.problems() == []
+
+
+# ---------------------------------------------------------------- your turn: the clock, the title, the sound
+
+def test_the_turn_clock_counts_down_for_everyone(open_tab, server: LiveServer) -> None:
+    code, ana, others = open_table(server, open_tab)
+    watcher = open_tab("Watcher")
+    watcher.goto(f"/r/{code}")
+    ana.page.select_option("#controls .clock-form select", "30")
+    ana.page.click("#controls .clock-form button")
+    server.wait_room(code, lambda now: now["state"]["turn_seconds"] == 30)
+    start(server, code, ana)
+    sync_pages(server, code, [ana, watcher])
+    for tab in (ana, watcher):
+        count = tab.page.locator("#status .clock-count")
+        assert count.is_visible(), tab.label
+        first = int(count.inner_text())
+        assert 0 < first <= 30
+        tab.page.wait_for_function("n => +document.querySelector('#status .clock-count').textContent < n", arg=first,
+                                   timeout=5000)
+    accessible(watcher)
+    close(others)
+
+
+YOUR_TURN_TITLE = re.compile(r"^● Your turn · Table [A-Z0-9]+ · Cucumber$")
+
+
+def test_the_tab_title_says_when_it_is_your_turn(open_tab, server: LiveServer) -> None:
+    code, ana, others = open_table(server, open_tab)
+    assert not YOUR_TURN_TITLE.match(ana.page.title())
+    start(server, code, ana)
+    play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
+    assert YOUR_TURN_TITLE.match(ana.page.title()), ana.page.title()
+    # Ana plays (as often as the turn comes back to her) until it is Ben's turn: no cue then.
+    play_until(server, code, {0: ana}, others, lambda now: now["state"]["turn"] == 1)
+    assert not ana.page.title().startswith("●") and ana.page.title().startswith("Table "), ana.page.title()
+    close(others)
+
+
+TONES_JS = """(() => {
+  window.tones = 0;
+  const start = OscillatorNode.prototype.start;
+  OscillatorNode.prototype.start = function (...args) { window.tones += 1; return start.apply(this, args); };
+})()"""
+"""Counts the tones the page starts (Web Audio oscillators)."""
+
+
+def test_the_turn_sound_is_off_until_turned_on_and_is_remembered(open_tab, server: LiveServer) -> None:
+    code, ana, others = open_table(server, open_tab, init=TONES_JS)
+    button = ana.page.locator("button.turn-sound")
+    assert button.is_visible() and button.get_attribute("aria-pressed") == "false"
+    assert ana.page.evaluate("() => localStorage.getItem('cucumber.turnSound')") is None
+    start(server, code, ana)
+    play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
+    assert ana.page.evaluate("() => window.tones") == 0  # off: no tone when the turn came
+    button.focus()
+    ana.page.keyboard.press("Enter")
+    assert button.get_attribute("aria-pressed") == "true"
+    assert ana.page.evaluate("() => localStorage.getItem('cucumber.turnSound')") == "on"
+    assert ana.page.evaluate("() => window.tones") == 1  # a sample of the tone
+    accessible(ana)
+
+    ana.page.reload()
+    ana.wait_live()
+    assert ana.page.locator("button.turn-sound").get_attribute("aria-pressed") == "true"
+    # Play on until the turn passes to Ben, then comes back to Ana: the tone sounds once.
+    play_until(server, code, {0: ana}, others, lambda now: now["state"]["turn"] == 1)
+    assert ana.page.evaluate("() => window.tones") == 0
+    play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
+    ana.page.wait_for_function("() => window.tones === 1")
+    ana.page.locator("button.turn-sound").click()
+    assert ana.page.evaluate("() => localStorage.getItem('cucumber.turnSound')") == "off"
+    watcher = open_tab("Watcher")
+    watcher.goto(f"/r/{code}")
+    assert watcher.page.locator("button.turn-sound").count() == 0  # spectators have no turn
+    close(others)
+    assert ana.problems() == []
+
+
+# ---------------------------------------------------------------- motion
+
+FREE_TO_CLICK_JS = """() => {
+  const running = document.getAnimations().filter(a => a.playState === 'running' && String(a.id).startsWith('motion'));
+  const card = document.querySelector('#hand .card-button.playable');
+  if (!running.length || !card) return null;
+  const box = card.getBoundingClientRect();
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return {running: running.length, free: !!hit && hit.closest('.card-button') === card};
+}"""
+
+
+def test_a_played_card_moves_and_clicks_stay_possible(open_tab, server: LiveServer) -> None:
+    code, ana, others = open_table(server, open_tab, init=MOTION_RECORDER_JS)
+    start(server, code, ana)
+    answer = play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
+    card = ana.page.locator("#hand .card-button.playable").first.get_attribute("data-card")
+    ana.page.locator(f'#hand .card-button[data-card="{card}"]').click()
+    server.wait_room(code, lambda now: now["version"] > answer["version"])
+    # From her hand to the trick, or to her pile when her card ended the trick.
+    ana.page.wait_for_function(
+        "card => window.motions.some(m => ['motion-play', 'motion-pile'].includes(m.motion.id)"
+        " && m.target.querySelector(`[data-card='${card}']`))", arg=card)
+    assert ana.page.evaluate("() => window.motions.every(m => m.motion.effect.getTiming().duration <= 300)")
+    ana.page.wait_for_function("() => window.runningMotions > 0")
+    # Ben plays: his card comes from his seat, while Ana's hand stays free to click.
+    play_until(server, code, {0: ana}, others, lambda now: now["state"]["turn"] == 1)
+    ben = others[1]
+    ben.wait(lambda state: state["turn"] == 1 and bool(state["you"]["legal"]))
+    ana.page.evaluate("() => { window.motions = []; }")
+    ben.play_lowest()
+    ana.page.wait_for_function("() => window.motions.some(m => String(m.motion.id).startsWith('motion'))")
+    seen = ana.page.evaluate(FREE_TO_CLICK_JS)
+    if seen is not None:  # Ana's turn came with the motion still running: nothing stands over her cards
+        assert seen["free"], seen
+    assert ana.page.evaluate("() => [...document.querySelectorAll('.in-motion')]"
+                             ".every(e => getComputedStyle(e).pointerEvents === 'none')")
+    close(others)
+    assert ana.problems() == []
+
+
+def test_reduced_motion_moves_nothing(open_tab, server: LiveServer) -> None:
+    code, ana, others = open_table(server, open_tab, init=MOTION_RECORDER_JS)
+    ana.page.emulate_media(reduced_motion="reduce")
+    start(server, code, ana)
+    for _ in range(2):
+        answer = play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
+        ana.page.locator("#hand .card-button.playable").first.click()
+        server.wait_room(code, lambda now, seen=answer["version"]: now["version"] > seen)
+        sync_pages(server, code, [ana])
+        ana.page.wait_for_timeout(100)  # frames for the recorder to sample
+    assert ana.page.evaluate("() => window.motions.filter(m => String(m.motion.id).startsWith('motion')).length") == 0
+    assert ana.page.evaluate("() => window.runningMotions") == 0
+    long_running = ana.page.evaluate("() => document.getAnimations().filter(a => a.playState === 'running'"
+                                     " && a.effect.getComputedTiming().duration > 1).length")
+    assert long_running == 0
+    accessible(ana)
+    close(others)
+
+
+# ---------------------------------------------------------------- leaving by choice
+
+def test_a_player_who_has_to_go_is_played_by_a_bot_at_once_and_comes_back(open_tab, server: LiveServer) -> None:
+    code, ana, others = open_table(server, open_tab)
+    watcher = open_tab("Watcher")
+    watcher.goto(f"/r/{code}")
+    start(server, code, ana)
+    play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana, watcher))
+    ana.page.locator("#seats .seat.you button.step-away").click()
+    # The server's away grace is ten minutes: only stepping away lets the bot play Ana's card now.
+    after = server.wait_room(code, lambda now: now["state"]["turn"] != 0 or now["state"]["trick_number"] > 1,
+                             timeout=5)
+    assert after["state"]["seats"][0]["stepped_away"] and after["state"]["seats"][0]["away"]
+    sync_pages(server, code, [ana, watcher])
+    for tab in (ana, watcher):
+        tag = tab.page.locator('#seats .seat[data-seat="0"] .tag.away')
+        assert tag.is_visible(), tab.label
+        accessible(tab)
+    back = ana.page.locator("#seats .seat.you button.come-back")
+    back.focus()
+    ana.page.keyboard.press("Enter")
+    server.wait_room(code, lambda now: not now["state"]["seats"][0]["away"])
+    ana.page.wait_for_selector("#seats .seat.you button.step-away")
+    watcher.page.wait_for_selector('#seats .seat[data-seat="0"] .tag.away', state="detached")
+    accessible(ana)
+    close(others)
+    assert ana.problems() == [] and watcher.problems() == []
+
+
+# ---------------------------------------------------------------- inviting
+
+SHARE_JS = """(() => {
+  navigator.share = data => { window.shared = data; return Promise.resolve(); };
+})()"""
+
+
+def svg_path(svg: str) -> str:
+    """The drawing of a QR code's SVG: its path's ``d``."""
+    found = re.search(r'<path[^>]* d="([^"]+)"', svg)
+    assert found, svg[:200]
+    return found.group(1)
+
+
+def test_the_qr_code_is_the_room_link(open_tab, server: LiveServer) -> None:
+    code, ana, others = open_table(server, open_tab, init=SHARE_JS)
+    link = f"{server.url}/r/{code}"
+    assert ana.page.locator(".share .copy-link").get_attribute("data-url") == link
+    qr = ana.page.locator(".share .invite .qr svg")
+    assert qr.is_hidden()
+    ana.page.click(".share .invite > summary")
+    assert qr.is_visible()
+    assert qr.get_attribute("role") == "img" and qr.get_attribute("aria-label") == "QR code of the link to this table"
+    # Segno's own drawing of the link, and what a camera reads from the screen.
+    assert svg_path(qr.evaluate("e => e.outerHTML")) == svg_path(str(qr_svg(link, "x")))
+    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot())).convert("L"))
+    assert [barcode.text for barcode in found] == [link]
+    accessible(ana)
+    # The share button, where the browser has a share sheet.
+    ana.page.click(".share .share-link")
+    ana.page.wait_for_function("() => !!window.shared")
+    assert ana.page.evaluate("() => window.shared.url") == link
+
+    # Another browser, without a share sheet, in Danish: no share button, and the code named in Danish.
+    dane = open_tab("Dane")
+    dane.context.add_cookies([{"name": "cucumber_lang", "value": "da", "url": server.url}])
+    dane.goto(f"/r/{code}")
+    assert dane.page.locator(".share .share-link").is_hidden()
+    label = dane.page.locator(".share .invite .qr svg").get_attribute("aria-label")
+    assert label == "QR-kode til linket til dette bord"
+    close(others)
+    assert ana.problems() == [] and dane.problems() == []
