@@ -50,6 +50,13 @@ class ErrorCode(StrEnum):
     CARD_NOT_IN_HAND = "card_not_in_hand"
     ILLEGAL_PLAY = "illegal_play"
     STALE_PLAY = "stale_play"
+    # Table chat
+    NOT_IN_ROOM = "not_in_room"
+    CHAT_EMPTY = "chat_empty"
+    CHAT_TOO_LONG = "chat_too_long"
+    MUTED = "muted"
+    SPECTATOR_CHAT_OFF = "spectator_chat_off"
+    UNKNOWN_SENDER = "unknown_sender"
     # The server
     STORAGE_UNAVAILABLE = "storage_unavailable"
     SERVER_ERROR = "server_error"

@@ -494,3 +494,24 @@ def play_until(server: LiveServer, code: str, pages: dict[int, Tab], others: dic
                         who.version >= seen and now["turn"] == seat)
             player.play_lowest()
         server.wait_room(code, lambda now, seen=answer["version"]: now["version"] > seen)
+
+
+# ---------------------------------------------------------------- accessibility
+
+AXE = NODE_MODULES / "axe-core" / "axe.min.js"
+
+AXE_RUN_JS = """async (scope) => {
+  const results = await axe.run(scope ? document.querySelector(scope) : document,
+                                {resultTypes: ['violations']});
+  return results.violations.map(v => `${v.id} (${v.impact}): ${v.help} — `
+    + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '));
+}"""
+
+
+def accessibility_problems(tab: Tab, scope: str | None = None) -> list[str]:
+    """axe-core's violations on the tab's page as it is now (within the element ``scope`` selects,
+    or the whole page), one line each. axe is evaluated through the browser's debugging protocol,
+    which the page's Content-Security-Policy does not govern; the page itself is not changed."""
+    if not tab.page.evaluate("() => typeof axe !== 'undefined'"):
+        tab.page.evaluate("() => {" + AXE.read_text(encoding="utf-8") + "\n}")
+    return list(tab.page.evaluate(AXE_RUN_JS, scope))
