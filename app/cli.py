@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--flat-tables", type=int, default=60, help="load: tables playing flat out (default 60)")
     bench.add_argument("--flat-duration", type=float, default=15.0, help="load: seconds flat out (default 15)")
     bench.add_argument("--page", action="store_true", help="load: also open the table page's sockets")
+    bench.add_argument("--chat", action="store_true",
+                       help="load: one table in ten also chats during the human-pace phase (a line every 4 s)")
     bench.add_argument("--skip-bare", action="store_true", help="load: leave out the bare yardstick server")
     bench.add_argument("--only-bare", action="store_true", help="load: run the bare yardstick server only")
     bench.add_argument("--port", type=int, default=0, help="load: the servers' port (default: a free one)")
@@ -164,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return load.main(tables=args.tables, players=args.players, pace=args.pace, duration=args.duration,
                          flat_tables=args.flat_tables, flat_duration=args.flat_duration, page=args.page,
                          skip_bare=args.skip_bare, only_bare=args.only_bare, port=args.port, preset=args.preset,
-                         seed=args.seed, env=args.env, languages=args.languages)
+                         seed=args.seed, env=args.env, languages=args.languages, chat=args.chat)
     if args.command == "bench":
         from bench import engine
 

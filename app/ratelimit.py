@@ -1,4 +1,5 @@
-"""Per-client-address limits on what costs the server: tables opened, seats taken, sockets, posts.
+"""Per-client-address limits on what costs the server: tables opened, seats taken, sockets, posts;
+and one per chat sender (their player or spectator id, not their address).
 
 Counts live in a storage of the ``limits`` library: this process's memory here; the
 same library keeps them in Redis when several processes must share them.
@@ -25,6 +26,7 @@ LIMITED = {
     "joins": "seats taken",
     "sockets": "connections opened",
     "posts": "requests sent",
+    "chat": "chat lines written (counted per sender, not per address)",
 }
 """Every limit by name (``CUCUMBER_LIMIT_<NAME>``), with what it counts (for people reading the code;
 the refusal of each, in every language, is in :data:`app.wording.errors.LIMITS`)."""
@@ -87,7 +89,7 @@ class RateLimiter:
         seconds (at least 1) until it would be; a refused use is not counted
         against the allowances after the one that refused it.
         """
-        key = client_key(address)
+        key = client_key(address)  # a chat sender's key is not an address, and counts as itself
         for item in self.allowances.get(name, ()):
             if not await self._strategy.hit(item, name, key):
                 if self.on_limited is not None:

@@ -26,9 +26,11 @@ from markupsafe import Markup, escape
 from app.bots.strength import BotStrength
 from app.game.cards import Card
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
+from app.rooms.chat import TEXT_LIMIT
 from app.rooms.schedule import STAND_IN
 from app.rules_form import rules_fields
 from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
+from app.wording.chat import REACTIONS, reaction_picture, reaction_words, spectator_label
 from app.wording.language import LANGUAGES, language, listing, number, text_direction, translations
 from app.wording.players import bot_tag, player_name, strength_label
 from app.wording.rules import game_name, preset_label
@@ -141,6 +143,10 @@ def qr_svg(text: str, label: str) -> Markup:
 
 
 templates.env.globals["qr_svg"] = qr_svg
+# The table chat (_chat.html): the quick reactions by code, and how they and spectators are said.
+templates.env.globals.update(chat_reactions=tuple(REACTIONS), reaction_words=reaction_words,
+                             reaction_picture=reaction_picture, spectator_label=spectator_label,
+                             chat_text_limit=TEXT_LIMIT)
 
 
 def render_blocks(template_name: str, blocks: list[str], context: dict[str, Any]) -> str:

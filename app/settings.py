@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     """WebSockets one address may open (table pages and the JSON protocol)."""
     limit_posts: str = "120/minute"
     """Requests other than GET, HEAD and OPTIONS one address may send, on top of the above."""
+    limit_chat: str = "8/10 seconds;40/minute"
+    """Chat messages and quick reactions one sender may write (a player by player id, a spectator by
+    their anonymous id, whatever their address and however many tabs they have open)."""
     limit_socket_plays: str = "60/10 seconds"
     """Plays one connection may send: that many at once, refilled over the period. One
     allowance in the ``limits`` notation, empty for no limit; so are the four below."""
@@ -98,7 +101,7 @@ class Settings(BaseSettings):
     """Client addresses or networks that may read ``/metrics`` (comma-separated, ``*`` for
     anyone, empty for none); others get 404."""
 
-    @field_validator("limit_rooms_created", "limit_joins", "limit_sockets", "limit_posts")
+    @field_validator("limit_rooms_created", "limit_joins", "limit_sockets", "limit_posts", "limit_chat")
     @classmethod
     def _check_limits(cls, value: str) -> str:
         """Refuse at start a limit the ``limits`` notation cannot read (``20/minute;200/day``)."""

@@ -121,6 +121,9 @@ async def serve(websocket: WebSocket, room: BareRoom, seat: int | None) -> None:
             elif message.get("type") == "play" and room.phase == "playing" and seat == room.turn:
                 room.turn = (room.turn + 1) % len(room.names)
                 room.plays += 1
+            elif message.get("type") in ("chat", "react"):
+                await chat(room, seat, message)
+                continue
             else:
                 await websocket.send_json({"type": "error", "code": "not_your_turn", "message": "not now"})
                 continue
@@ -139,6 +142,17 @@ async def broadcast(room: BareRoom) -> None:
         # A socket that went away leaves through its own handler.
         with contextlib.suppress(Exception):
             await websocket.send_json({"type": "state", "version": version, "state": room.state(seat)})
+
+
+async def chat(room: BareRoom, seat: int | None, message: dict[str, Any]) -> None:
+    """A chat line (``cucumber bench load --chat``), sent as it came to every socket of the room in turn."""
+    said = {"text": str(message.get("text", ""))[:200]} if message["type"] == "chat" else {
+        "reaction": str(message.get("reaction"))}
+    line = {"type": "chat", "from": {"id": f"seat{seat}", "name": None if seat is None else room.names[seat],
+                                     "seat": seat, "spectator": seat is None, "host": seat == 0}, **said}
+    for websocket, _ in list(room.sockets):
+        with contextlib.suppress(Exception):
+            await websocket.send_json(line)
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import itertools
 import json
 import math
 import os
@@ -41,6 +42,12 @@ CONNECT_CONCURRENCY = 100
 CONNECT_ATTEMPTS = 3
 JITTER = 0.3
 """Human pace: each gap between a table's plays is the pace ±30 %."""
+CHAT_SECONDS = 4.0
+"""With ``--chat``: seconds (±30 %) between the lines of a chatting table during the human-pace phase."""
+CHAT_SHARE = 10
+"""With ``--chat``: one table in this many chats."""
+_CHAT_FRAME = ('{"type":"chat', '<div id="chat-log"', '<div id="chat-status"')
+"""How chat frames begin (JSON protocol, table page): not a new version, not an error."""
 PR_SET_PDEATHSIG = 1
 
 _JSON_VERSION = re.compile(r'"version":(\d+)')
@@ -59,6 +66,7 @@ class Config:
     flat_tables: int = 60
     flat_duration: float = 15.0
     page: bool = False
+    chat: bool = False
     languages: tuple[str, ...] = ("en",)
     skip_bare: bool = False
     only_bare: bool = False
@@ -267,6 +275,8 @@ class Stats:
     refused: int = 0
     starts: int = 0
     errors: Counter[str] = field(default_factory=Counter)
+    chat_sent: int = 0
+    chat_received: int = 0
 
 
 @dataclass(eq=False)
@@ -307,6 +317,9 @@ class Socket:
         """Take one message: a new version (JSON ``state`` or page fragment) or an error."""
         if isinstance(text, bytes):
             text = text.decode()
+        if text.startswith(_CHAT_FRAME):
+            self.table.stats.chat_received += 1
+            return
         if text.startswith('{"type":"state"'):
             match = _JSON_VERSION.search(text, 0, 80)
         elif text.startswith("{"):
@@ -580,6 +593,21 @@ async def drive(table: Table, pace: float, start: float, end: float, stats: Stat
             next_at = time.perf_counter() + pace * table.rng.uniform(1 - JITTER, 1 + JITTER)
 
 
+async def chatter(table: Table, start: float, end: float, stats: Stats) -> None:
+    """Write in the chat of one table until ``end``: a line every :data:`CHAT_SECONDS` (±30 %), by a player
+    or the spectator in turn, every third one a quick reaction."""
+    next_at = start + table.rng.uniform(0, CHAT_SECONDS)
+    for lines in itertools.count():
+        await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+        if time.perf_counter() >= end or table.broken():
+            return
+        said = ({"type": "react", "reaction": "well_played"} if lines % 3 == 2 else
+                {"type": "chat", "text": f"table {table.index}, line {lines}: nice trick!"})
+        if await table.sockets[lines % len(table.sockets)].send(said):
+            stats.chat_sent += 1
+        next_at = min(end, next_at + CHAT_SECONDS * table.rng.uniform(1 - JITTER, 1 + JITTER))
+
+
 def expire(tables: list[Table], moment: float) -> None:
     """Count the plays waiting longer than :data:`UNSEEN_AFTER_SECONDS` as unseen and stop waiting for them."""
     for table in tables:
@@ -599,8 +627,11 @@ def milliseconds(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 1)
 
 
-async def run_phase(server: ServerProcess, tables: list[Table], pace: float, duration: float) -> dict[str, Any]:
+async def run_phase(server: ServerProcess, tables: list[Table], pace: float, duration: float,
+                    chat: bool = False) -> dict[str, Any]:
     """Play at ``tables`` for ``duration`` seconds, then wait for the plays still on their way.
+
+    With ``chat``, one table in :data:`CHAT_SHARE` also chats meanwhile (:func:`chatter`).
 
     Returns the phase's figures: plays sent, seen by every socket of their
     table, never seen, refused; plays seen per second of the phase; latency
@@ -617,6 +648,8 @@ async def run_phase(server: ServerProcess, tables: list[Table], pace: float, dur
     start = time.perf_counter()
     end = start + duration
     drivers = [asyncio.create_task(drive(table, pace, start, end, stats)) for table in tables]
+    chatting = tables[::CHAT_SHARE] if chat else []
+    drivers += [asyncio.create_task(chatter(table, start, end, stats)) for table in chatting]
     while (moment := time.perf_counter()) < end:
         await asyncio.sleep(min(1.0, end - moment))
         expire(tables, time.perf_counter())
@@ -649,6 +682,9 @@ async def run_phase(server: ServerProcess, tables: list[Table], pace: float, dur
         "server_cpu_queue": round(server_queue / elapsed, 3),
         "generator_cpu_queue": round(own_queue / elapsed, 3),
         "server_rss_mb": round(rss_mb(server.pid), 1),
+        "chat_tables": len(chatting),
+        "chat_lines": stats.chat_sent,
+        "chat_frames_received": stats.chat_received,
         "errors": dict(stats.errors),
     }
 
@@ -715,7 +751,8 @@ async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int
             "settings": settings or "uvicorn defaults",
             "database_fs": filesystem_of(folder) if kind == "cucumber" else None,
             "server_core": cores[0], "generator_core": cores[1], "open_files": open_files,
-            "tables": count, "players": config.players, "page": config.page, "languages": list(config.languages),
+            "tables": count, "players": config.players, "page": config.page, "chat": config.chat,
+            "languages": list(config.languages),
             "preset": config.preset,
             "sockets": sockets, "sockets_failed": failed, "tables_unsettled": len(unsettled),
             "tables_left_out": count - len(usable),
@@ -727,7 +764,7 @@ async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int
         emit(lines["setup"])
         if config.duration > 0:
             note(f"{kind}: human pace, {config.tables} tables for {config.duration:g} s")
-            figures = await run_phase(server, usable[:config.tables], config.pace, config.duration)
+            figures = await run_phase(server, usable[:config.tables], config.pace, config.duration, config.chat)
             lines["pace"] = {"server": kind, "phase": "pace", "pace_s": config.pace, **figures}
             emit(lines["pace"])
         if config.flat_duration > 0:
@@ -787,11 +824,12 @@ async def run(config: Config, folder: Path, cores: tuple[int | None, int | None]
 def main(*, tables: int = 1000, players: int = 4, pace: float = 3.0, duration: float = 30.0,
          flat_tables: int = 60, flat_duration: float = 15.0, page: bool = False, skip_bare: bool = False,
          only_bare: bool = False, port: int = 0, preset: str = "quick", seed: int = 1,
-         env: list[str] | tuple[str, ...] = (), languages: str = "en") -> int:
+         env: list[str] | tuple[str, ...] = (), languages: str = "en", chat: bool = False) -> int:
     """Run the load benchmark and print its JSON lines; returns the exit status (2: bad options)."""
     try:
         config = Config(tables=tables, players=players, pace=pace, duration=duration, flat_tables=flat_tables,
-                        flat_duration=flat_duration, page=page, skip_bare=skip_bare, only_bare=only_bare,
+                        flat_duration=flat_duration, page=page, chat=chat, skip_bare=skip_bare,
+                        only_bare=only_bare,
                         port=port, preset=preset, seed=seed, env=parse_env(env),
                         languages=tuple(code.strip() for code in languages.split(",") if code.strip()) or ("en",))
         if tables < 1 or flat_tables < 1 or not 2 <= players <= 7 or pace < 0 or duration < 0 or flat_duration < 0:

@@ -6,7 +6,7 @@ which sends the regions of ``room.html`` that changed for that viewer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from fastapi import APIRouter, Form, Request, WebSocket
@@ -16,9 +16,11 @@ from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_
 from app.api.language import visitor_language
 from app.api.room_api import set_player_cookie
 from app.api.sockets import accept_room_socket, heartbeat_seconds, link_url, player_token_hash, serve
+from app.api.viewers import browser_viewer, remember_viewer
 from app.identity import hash_token
 from app.names import form_number
 from app.rendering import render_blocks, templates
+from app.rooms.chat import Chat, ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from
 from app.rooms.room import Room
@@ -91,6 +93,7 @@ def _page_context(request: Request, room: Room, settings: Settings, view: RoomVi
         "room_url": f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}",
         "error": error,
         "heartbeat_ms": round(heartbeat_seconds(settings) * 1000),
+        "chat_status": room.chat.status(room.current.match_id),
         **live_context(request.app.url_path_for, settings.deal_pause_seconds),
     }
 
@@ -104,7 +107,9 @@ async def room_page(code: str, request: Request, registry: RegistryDep, settings
     if room.code != code:
         return RedirectResponse(_room_path(request, room.code), status_code=308)
     view = _viewer_view(request, room)
-    return templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
+    response = templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
+    remember_viewer(request, response, settings)  # the id it chats under while it watches
+    return response
 
 
 @router.post("/r/{code}/join", name="join_room_form", dependencies=[limited("joins")])
@@ -179,15 +184,17 @@ class PageRenderer:
     """How the table page sees the room: its live regions, sending one connection only those that changed.
 
     ``context`` is :func:`live_context` (links and the deal pause);
-    ``link_url`` writes a seat link's URL. One renderer per page
-    connection: it remembers what that page was sent.
+    ``link_url`` writes a seat link's URL; ``chat`` is the room's chat, whose
+    status comes with the regions (a new host gets its controls). One
+    renderer per page connection: it remembers what that page was sent.
     """
 
     kind = "page"
 
-    def __init__(self, context: dict[str, Any], *, link_url: Callable[[Link], str]) -> None:
+    def __init__(self, context: dict[str, Any], *, link_url: Callable[[Link], str], chat: Chat | None = None) -> None:
         self.context = context
         self.link_url = link_url
+        self.room_chat = chat
         self.sent: dict[str, str] = {}
 
     def render(self, view: RoomView, shared: dict[Any, Any]) -> dict[str, str]:
@@ -205,6 +212,12 @@ class PageRenderer:
             if key not in shared:
                 shared[key] = render_blocks("room.html", [name], values)
             regions[name] = shared[key]
+        if self.room_chat is not None:
+            status = self.room_chat.status(view.match_id)
+            chat_key = (self.kind, "chat-status", spoken, view.you_are_host, status)
+            if chat_key not in shared:
+                shared[chat_key] = self.chat_status(status, host=view.you_are_host)
+            regions["chat-status"] = shared[chat_key]
         return regions
 
     def frame(self, regions: dict[str, str], *, whole: bool = False) -> str | None:
@@ -223,6 +236,19 @@ class PageRenderer:
     def link(self, link: Link) -> str:
         """The page's link box for ``link``: the URL, as text and as a QR code, and a button to copy it."""
         return templates.get_template("_seat_link.html").render(link=link, url=self.link_url(link))
+
+    def chat(self, line: ChatLine) -> str:
+        """A new chat line, appended to the page's list."""
+        return templates.get_template("_chat_lines.html").render(lines=[line])
+
+    def chat_welcome(self, lines: Sequence[ChatLine], status: ChatStatus) -> str | None:
+        """The lines kept, as the page's whole list (``None`` when there are none: the page empties its
+        list when its socket opens). Who may write comes with the state's regions."""
+        return templates.get_template("_chat_lines.html").render(lines=lines, history=True) if lines else None
+
+    def chat_status(self, status: ChatStatus, *, host: bool) -> str:
+        """Who may chat, with the host's controls when ``host``."""
+        return templates.get_template("_chat_lines.html").render(status=status, host=host)
 
 
 def page_error(code: str, message: str) -> str:
@@ -249,6 +275,6 @@ async def room_socket(websocket: WebSocket, code: str, registry: RegistryDep, se
     if room is None:
         return
     renderer = PageRenderer(live_context(websocket.app.url_path_for, settings.deal_pause_seconds),
-                            link_url=link_url(websocket, settings))
+                            link_url=link_url(websocket, settings), chat=room.chat)
     await serve(websocket, room, settings, player_token_hash(websocket, room), renderer, adapt=translate_page_message,
-                language=language)
+                language=language, viewer=browser_viewer(websocket))

@@ -31,11 +31,13 @@ from app.api.deps import (
 )
 from app.identity import hash_token
 from app.metrics import Metrics
+from app.ratelimit import RateLimiter
 from app.rooms.connection import Connection, Renderer
 from app.rooms.credits import Credits, Verdict, allowances, kind_of
 from app.rooms.errors import ErrorCode, RoomError, Words
 from app.rooms.protocol import (
     AddBot,
+    ChatText,
     ClientMessage,
     ComeBack,
     DeviceLink,
@@ -44,12 +46,15 @@ from app.rooms.protocol import (
     Hello,
     JsonRenderer,
     Leave,
+    Mute,
     Play,
     ProtocolError,
+    React,
     Remove,
     SeatLink,
     SetClock,
     SetRules,
+    SpectatorChat,
     Start,
     StepAway,
     Sync,
@@ -60,7 +65,7 @@ from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
 from app.rooms.seat_links import Link, LinkKind
 from app.settings import Settings
-from app.wording.errors import problem
+from app.wording.errors import limit_problem, problem
 from app.wording.language import DEFAULT_LANGUAGE, speaking, supported
 
 log = logging.getLogger(__name__)
@@ -167,10 +172,23 @@ def link_url(conn: HTTPConnection, settings: Settings) -> Callable[[Link], str]:
     return lambda link: f"{base}{conn.app.url_path_for('take_seat_page', code=link.room)}#{link.secret}"
 
 
-async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None:
-    """Carry out one message from ``conn`` on ``room``; raises :class:`RoomError` when the room refuses it."""
+async def dispatch(room: Room, conn: Connection, message: ClientMessage, limiter: RateLimiter | None = None) -> None:
+    """Carry out one message from ``conn`` on ``room``; raises :class:`RoomError` when the room refuses it.
+
+    ``limiter`` counts chat lines against the ``chat`` limit (none: not counted).
+    """
     who = conn.token_hash
     match message:
+        case ChatText() | React():
+            await _chat(room, conn, message, limiter)
+        case Mute():
+            live = room.presence.live()
+            room.chat.mute(room.lobby, room.chat.sender(room.lobby, conn, live), message.sender,
+                           room.current.match_id, live)
+        case SpectatorChat():
+            live = room.presence.live()
+            room.chat.allow_spectators(room.lobby, room.chat.sender(room.lobby, conn, live), message.on,
+                                       room.current.match_id, live)
         case Play():
             await room.play(who, message.card, message.moment, message.match)
         case Start():
@@ -201,9 +219,22 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage) -> None
             raise ProtocolError(ErrorCode.BAD_REQUEST, problem("already_greeted"))
 
 
+async def _chat(room: Room, conn: Connection, message: ChatText | React, limiter: RateLimiter | None) -> None:
+    """``conn``'s person writes a chat line, within the ``chat`` limit of its sender (a player by their
+    player id, a spectator by their anonymous id: not by address); over it, ``rate_limited`` (no close)."""
+    sender = room.chat.sender(room.lobby, conn, room.presence.live())
+    wait = None if limiter is None else await limiter.retry_after("chat", f"{room.code}/{sender.id}")
+    if wait is not None:
+        raise RoomError(ErrorCode.RATE_LIMITED, limit_problem("chat", wait), status=429)
+    live = room.presence.live()  # again: the room may have changed while the limiter counted
+    room.chat.say(room.chat.sender(room.lobby, conn, live), room.current.match_id, live,
+                  text=message.text if isinstance(message, ChatText) else None,
+                  reaction=message.reaction if isinstance(message, React) else None)
+
+
 async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None, renderer: Renderer,
                 *, adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-                language: str = DEFAULT_LANGUAGE) -> None:
+                language: str = DEFAULT_LANGUAGE, viewer: str | None = None) -> None:
     """Attach an accepted socket to ``room`` and handle its frames until it closes.
 
     Each frame is parsed (size limit, typed message; ``adapt`` first turns the
@@ -211,11 +242,13 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
     allowance of its kind (:mod:`app.rooms.credits`) and dispatched; a refused
     message gets an error frame on this connection only. A connection far over
     an allowance is told ``rate_limited`` and closed with 1008. Everything this
-    connection is sent is said in ``language``.
+    connection is sent is said in ``language``. ``viewer`` is the anonymous id its person chats under
+    without a seat (``None``: one for this connection only).
     """
     metrics = get_metrics(websocket)
+    limiter = get_limiter(websocket)
     conn = Connection(token_hash=token_hash, renderer=renderer, socket=WebSocketTransport(websocket),
-                      queue_size=settings.send_queue_size, language=language)
+                      queue_size=settings.send_queue_size, language=language, viewer=viewer)
     credits = Credits(allowances(settings), settings.socket_close_after, time.monotonic())
     sender = conn.start()
     await room.attach(conn)
@@ -249,7 +282,7 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
             if isinstance(message, Heartbeat):
                 silence = SILENT_BEATS * heartbeat_seconds(settings)
             try:
-                await dispatch(room, conn, message)
+                await dispatch(room, conn, message, limiter)
             except (ProtocolError, RoomError) as error:
                 _refuse_message(conn, metrics, error.code, error.words)
             except Exception:  # a bug must cost this message, not the connection or the room

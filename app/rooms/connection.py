@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from typing import Any, Protocol
 
+from app.identity import new_player_id
+from app.rooms.chat import ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode
 from app.rooms.seat_links import Link
 from app.rooms.views import RoomView
@@ -58,6 +61,16 @@ class Renderer(Protocol):
     def link(self, link: Link) -> str:
         """The text frame giving this connection a link it asked for (it holds a secret: for it alone)."""
 
+    def chat(self, line: ChatLine) -> str:
+        """The frame of a new chat line."""
+
+    def chat_welcome(self, lines: Sequence[ChatLine], status: ChatStatus) -> str | None:
+        """The frame a connection gets after its first state: the chat lines kept and who may write
+        (``None``: nothing to send)."""
+
+    def chat_status(self, status: ChatStatus, *, host: bool) -> str:
+        """The frame saying who may chat now (``host``: as the host sees it, with what they can change)."""
+
 
 class Connection:
     """A viewer's connection: who they are, how they see the room, and their outbox.
@@ -66,12 +79,15 @@ class Connection:
     spectator); ``renderer`` turns views into frames; ``socket`` carries them;
     at most ``queue_size`` frames wait to be sent. ``language`` (a code of
     :data:`app.wording.language.LANGUAGES`) is the language its viewer reads:
-    everything rendered for this connection is said in it.
+    everything rendered for this connection is said in it. ``viewer`` is the
+    anonymous id its person chats under while they hold no seat (a new one
+    per connection unless given: the page keeps one per browser).
     """
 
     def __init__(self, *, token_hash: str | None, renderer: Renderer, socket: Socket, queue_size: int,
-                 language: str = DEFAULT_LANGUAGE) -> None:
+                 language: str = DEFAULT_LANGUAGE, viewer: str | None = None) -> None:
         self.token_hash = token_hash
+        self.viewer = viewer or new_player_id()
         self.renderer = renderer
         self.language = language
         self._socket = socket

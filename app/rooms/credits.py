@@ -15,15 +15,19 @@ from limits import parse_many
 
 from app.rooms.protocol import (
     AddBot,
+    ChatText,
     ClientMessage,
     ComeBack,
     HandToBot,
     Heartbeat,
     Leave,
+    Mute,
     Play,
+    React,
     Remove,
     SetClock,
     SetRules,
+    SpectatorChat,
     Start,
     StepAway,
     Sync,
@@ -32,13 +36,18 @@ from app.settings import Settings
 
 
 class Kind(StrEnum):
-    """The kinds of message with a budget of their own (a setting ``limit_socket_<kind>`` each)."""
+    """The kinds of message with a budget of their own (a setting ``limit_socket_<kind>`` each).
+
+    Chat lines (:attr:`CHAT`) have none here: they are counted per sender by the ``chat`` limit
+    (:mod:`app.ratelimit`), and refused past it without ever closing the connection.
+    """
 
     PLAYS = "plays"
     HOST = "host"
     SYNCS = "syncs"
     HEARTBEATS = "heartbeats"
     OTHER = "other"
+    CHAT = "chat"
 
 
 class Verdict(StrEnum):
@@ -59,8 +68,11 @@ def kind_of(message: ClientMessage | object) -> Kind:
             return Kind.SYNCS
         case Heartbeat():
             return Kind.HEARTBEATS
-        case Start() | SetRules() | AddBot() | HandToBot() | Remove() | SetClock() | Leave() | StepAway() | ComeBack():
+        case Start() | SetRules() | AddBot() | HandToBot() | Remove() | SetClock() | Leave() | StepAway() | ComeBack() \
+                | Mute() | SpectatorChat():
             return Kind.HOST
+        case ChatText() | React():
+            return Kind.CHAT
         case _:
             return Kind.OTHER
 
@@ -89,7 +101,7 @@ def allowances(settings: Settings) -> dict[Kind, Allowance]:
     ``rate_limits`` is off, and none for a kind whose setting is empty."""
     if not settings.rate_limits:
         return {}
-    found = {kind: Allowance.parse(getattr(settings, f"limit_socket_{kind}")) for kind in Kind}
+    found = {kind: Allowance.parse(getattr(settings, f"limit_socket_{kind}")) for kind in Kind if kind != Kind.CHAT}
     return {kind: allowance for kind, allowance in found.items() if allowance is not None}
 
 

@@ -54,6 +54,13 @@ class ErrorCode(StrEnum):
     ALREADY_AWAY = "already_away"
     NOT_AWAY = "not_away"
     PLAYER_ELIMINATED = "player_eliminated"
+    # Table chat
+    NOT_IN_ROOM = "not_in_room"
+    CHAT_EMPTY = "chat_empty"
+    CHAT_TOO_LONG = "chat_too_long"
+    MUTED = "muted"
+    SPECTATOR_CHAT_OFF = "spectator_chat_off"
+    UNKNOWN_SENDER = "unknown_sender"
     # The server
     STORAGE_UNAVAILABLE = "storage_unavailable"
     SERVER_ERROR = "server_error"

@@ -13,13 +13,14 @@ same limits and gets the same error codes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     StrictStr,
     TypeAdapter,
@@ -35,6 +36,7 @@ from app.game.score_sheet import DealScore
 from app.game.views import TrickCard
 from app.identity import is_player_id
 from app.names import form_number
+from app.rooms.chat import REACTION_CODES, ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Target
 from app.rooms.schedule import CLOCK_RANGE
@@ -262,9 +264,51 @@ class Sync(_Message):
     type: Literal["sync"]
 
 
+# ---------------------------------------------------------------------- table chat (docs/protocol.md, "Table chat")
+
+
+class ChatText(_Message):
+    """Write ``text`` in the table chat (checked by :func:`app.rooms.chat.clean_text`)."""
+
+    type: Literal["chat"]
+    text: StrictStr
+    refusals = {"text": (ErrorCode.BAD_REQUEST, problem("chat_text"))}
+
+
+class React(_Message):
+    """Send a quick reaction by its code (one of :data:`app.rooms.chat.REACTION_CODES`)."""
+
+    type: Literal["react"]
+    reaction: StrictStr
+    refusals = {"reaction": (ErrorCode.BAD_REQUEST, problem("reaction_code", codes=", ".join(REACTION_CODES)))}
+
+
+class Mute(_Message):
+    """The host mutes a sender until a new match starts: ``sender`` is a chat line's ``from.id``."""
+
+    type: Literal["mute"]
+    sender: StrictStr
+    refusals = {"sender": (ErrorCode.BAD_REQUEST, problem("sender_field"))}
+
+    @field_validator("sender")
+    @classmethod
+    def _sender_id(cls, value: str) -> str:
+        if not is_player_id(value):
+            raise ValueError("not a sender id")
+        return value
+
+
+class SpectatorChat(_Message):
+    """The host lets spectators chat (``on``) or not, until a new match starts."""
+
+    type: Literal["spectator_chat"]
+    on: StrictBool
+    refusals = {"on": (ErrorCode.BAD_REQUEST, problem("spectator_switch"))}
+
+
 ClientMessage = Annotated[
     Hello | Play | Heartbeat | Start | SetRules | AddBot | HandToBot | Remove | DeviceLink | SeatLink | Leave | SetClock
-    | Sync | StepAway | ComeBack,
+    | Sync | StepAway | ComeBack | ChatText | React | Mute | SpectatorChat,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -441,6 +485,20 @@ def error_message(code: str, message: str) -> str:
     return _compact({"type": "error", "code": code, "message": message})
 
 
+def chat_json(line: ChatLine) -> dict[str, Any]:
+    """A ``chat`` message: ``from`` (the sender's ``id``, ``name``, ``seat``, ``spectator``, ``host``),
+    its ``id`` in the room, and ``text`` or ``reaction`` (a code)."""
+    sender = line.sender
+    said = {"text": line.text} if line.reaction is None else {"reaction": line.reaction}
+    return {"type": "chat", "id": line.number, "from": {"id": sender.id, "name": sender.name, "seat": sender.seat,
+                                                        "spectator": sender.spectator, "host": sender.host}, **said}
+
+
+def chat_status_json(status: ChatStatus) -> dict[str, Any]:
+    """Who may chat: ``spectator_chat`` (whether spectators may) and ``muted`` (the ids of the senders muted)."""
+    return {"spectator_chat": status.spectator_chat, "muted": [sender.id for sender in status.muted]}
+
+
 def link_message(link: Link, url: str) -> str:
     """The ``link`` frame for a link the connection asked for: what it does (``kind``), to which seat
     (``seat``, ``player``, ``name``), its ``url`` and ``secret``, and ``expires_in`` (seconds)."""
@@ -483,3 +541,16 @@ class JsonRenderer:
     def link(self, link: Link) -> str:
         """The ``link`` frame (:func:`link_message`)."""
         return link_message(link, self.link_url(link))
+
+    def chat(self, line: ChatLine) -> str:
+        """The ``chat`` frame of a new line (:func:`chat_json`)."""
+        return _compact(chat_json(line))
+
+    def chat_welcome(self, lines: Sequence[ChatLine], status: ChatStatus) -> str:
+        """The ``chat_history`` frame: the lines kept (oldest first) as ``messages``, and who may write."""
+        return _compact({"type": "chat_history", "messages": [chat_json(line) for line in lines],
+                         **chat_status_json(status)})
+
+    def chat_status(self, status: ChatStatus, *, host: bool) -> str:
+        """The ``chat_status`` frame (the same for the host and everyone else)."""
+        return _compact({"type": "chat_status", **chat_status_json(status)})

@@ -21,6 +21,7 @@ from app.game.match import Match
 from app.game.rules import Rules
 from app.identity import hash_token
 from app.rooms.autoplay import bot_card
+from app.rooms.chat import Chat
 from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch
 from app.rooms.errors import ErrorCode, RoomError
@@ -81,6 +82,7 @@ class Room:
         self._timer = Timer(f"room {code}", then=self._reschedule, retry_seconds=RETRY_SECONDS)
         self._renderings: Renderings | None = None
         self._links = SeatLinks(self.timing.seat_link)
+        self.chat = Chat()  # in memory only: a restart forgets it (app/rooms/chat.py)
 
     # ------------------------------------------------------------------ queries
 
@@ -347,10 +349,11 @@ class Room:
     # ------------------------------------------------------------------ connections
 
     async def attach(self, conn: Connection) -> None:
-        """Add a live connection; everyone (the newcomer included) gets the new state."""
+        """Add a live connection; everyone (the newcomer included) gets the new state, then the newcomer the chat."""
         async with self.lock:
             self.presence.attach(conn)
             self._changed()
+            self.chat.welcome(conn, self.current.match_id)
 
     async def detach(self, conn: Connection, gone_since: float | None = None) -> None:
         """Remove a connection that closed; the others see the new presence.

@@ -73,6 +73,18 @@ PROBLEMS = {
     "player_eliminated": noted("you are out of this match; there is nothing left to hand to a bot"),
     "card_code": noted("a card must be a card code such as 9C"),
     "not_a_card": noted("{text} is not a card code (rank 2-9, T or 10, J, Q, K, A, then suit C, D, H or S)"),
+    # Table chat
+    "not_in_room": noted("this connection has no place in the room any more (your seat was freed); "
+                         "reload the page to chat as a spectator"),
+    "chat_empty": noted("write something first"),
+    "chat_muted": noted("the host has muted you until the next match starts"),
+    "spectator_chat_off": noted("the host has turned spectator chat off"),
+    "unknown_sender": noted("nobody here writes under that id"),
+    "mute_yourself": noted("you cannot mute yourself"),
+    "reaction_code": noted("a reaction is one of {codes}"),
+    "chat_text": noted("text is the message, as text"),
+    "spectator_switch": noted("on is true or false"),
+    "sender_field": noted("sender is the id in a chat message's from.id"),
     # The message itself
     "empty_message": noted("empty message"),
     "binary_message": noted("messages must be JSON text, not binary"),
@@ -102,6 +114,8 @@ COUNTED = {
     "room_full": noted_count("all {count} seats are taken", "all {count} seats are taken"),
     "room_full_watch": noted_count("all {count} seats are taken; you can watch",
                                    "all {count} seats are taken; you can watch"),
+    "chat_too_long": noted_count("a message may have at most {count} character (this one has {length})",
+                                 "a message may have at most {count} characters (this one has {length})"),
     "too_large": noted_count("a message may have at most {count} byte", "a message may have at most {count} bytes"),
 }
 """Refusals that count something (``count`` among the facts), singular and plural."""
@@ -115,6 +129,8 @@ LIMITS = {
                            "Too many connections opened from your network for now; try again in {count} seconds."),
     "posts": noted_count("Too many requests sent from your network for now; try again in {count} second.",
                          "Too many requests sent from your network for now; try again in {count} seconds."),
+    "chat": noted_count("You are writing too fast; try again in {count} second.",
+                        "You are writing too fast; try again in {count} seconds."),
 }
 """The refusal of one use too many of each per-address limit (``app.ratelimit.LIMITED``), by its name."""
 

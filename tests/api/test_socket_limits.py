@@ -89,6 +89,7 @@ def test_a_json_client_flooding_one_kind_is_refused_then_closed(make_client, mon
     with client.websocket_connect(f"/api/rooms/{code}/ws") as flooder:
         flooder.send_json({"type": "hello"})
         first = flooder.receive_json()
+        assert flooder.receive_json()["type"] == "chat_history"  # the chat comes after the state
         rendered = len(renders)
         for _ in range(FLOOD):
             flooder.send_json(message)

@@ -381,8 +381,8 @@ class ProtocolPlayer:
 AXE_VERSION = "4.14.1"
 """The axe-core that ``package.json`` pins for the audit."""
 AXE_SCRIPT = NODE_MODULES / "axe-core" / "axe.min.js"
-AXE_RUN_JS = """async () => {
-  const result = await axe.run(document, {resultTypes: ['violations'],
+AXE_RUN_JS = """async (scope) => {
+  const result = await axe.run(scope ? document.querySelector(scope) : document, {resultTypes: ['violations'],
     runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']},
     rules: {'label-content-name-mismatch': {enabled: false}}});
   return result.violations.map(v => `${v.id} (${v.impact}): `
@@ -390,9 +390,9 @@ AXE_RUN_JS = """async () => {
 }"""
 
 
-def audit(tab: Tab) -> list[str]:
-    """The axe-core audit (npm ``axe-core`` in ``node_modules``) of the page as it is now: one line per
-    rule broken, with the first elements that break it; empty when the page passes.
+def audit(tab: Tab, scope: str | None = None) -> list[str]:
+    """The axe-core audit (npm ``axe-core`` in ``node_modules``) of the page as it is now (or of the element
+    ``scope`` selects): one line per rule broken, with the first elements that break it; empty when it passes.
 
     The script is evaluated by the test, not loaded by the page, whose policy refuses inline scripts.
     One rule is left out for now: the hand's card buttons are named by the card's full name ("Seven of
@@ -403,7 +403,7 @@ def audit(tab: Tab) -> list[str]:
         raise AssertionError(f"axe-core is not installed: run `npm install` in {E2E}")
     if not tab.page.evaluate("() => typeof window.axe === 'object'"):
         tab.page.evaluate(AXE_SCRIPT.read_text() + "\n;undefined")
-    return tab.page.evaluate(AXE_RUN_JS)
+    return list(tab.page.evaluate(AXE_RUN_JS, scope))
 
 
 UNNAMED_JS = """() => [...document.querySelectorAll('main button, main a[href], main [role=img]')]

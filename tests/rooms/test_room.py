@@ -47,7 +47,7 @@ async def play_first_deal(room: Room) -> None:
 
 
 class VersionRenderer:
-    """Renders a state as ``v<version>`` and an error as its code."""
+    """Renders a state as ``v<version>``, an error as its code, and the chat as ``chat …``."""
 
     kind = "test"
 
@@ -59,6 +59,15 @@ class VersionRenderer:
 
     def error(self, code, message):
         return code
+
+    def chat(self, line):
+        return f"chat {line.text or line.reaction}"
+
+    def chat_welcome(self, lines, status):
+        return f"chat history {len(lines)}" if lines else None
+
+    def chat_status(self, status, *, host):
+        return f"chat status {status.spectator_chat} {len(status.muted)}"
 
 
 def connect(room: Room, socket: Socket, token_hash: str | None = None, queue_size: int = 4) -> Connection:

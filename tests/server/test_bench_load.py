@@ -40,6 +40,20 @@ def test_a_small_run_reports_every_phase_of_both_servers(options):
     assert {"pace_p99_ms", "pace_server_cpu", "flat_plays_per_s"} <= set(phases["cucumber/bare", "ratios"])
 
 
+@pytest.mark.timeout(120)
+def test_a_run_with_chat_has_some_tables_chat_at_human_pace():
+    lines = bench("--chat", "--page", "--duration", "9", "--flat-duration", "1")
+    phases = {(line["server"], line["phase"]): line for line in lines}
+    for server in ("cucumber", "bare"):
+        assert phases[server, "setup"]["chat"] is True
+        pace = phases[server, "pace"]
+        assert pace["chat_tables"] == 1 and pace["chat_lines"] > 0, pace
+        # Each line reaches the table's JSON sockets, and the page's too on our server.
+        assert pace["chat_frames_received"] >= pace["chat_lines"] * 5, pace
+        assert "unreadable" not in pace["errors"] and pace["plays_seen"] > 0, pace
+        assert phases[server, "flat"]["chat_lines"] == 0
+
+
 def test_a_bad_setting_is_refused():
     result = subprocess.run([sys.executable, "-m", "app", "bench", "load", "--env", "PATH=/nowhere"],
                             capture_output=True, text=True, timeout=30)

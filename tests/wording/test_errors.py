@@ -11,7 +11,8 @@ from app.wording.errors import EngineProblem, Problem, limit_problem, problem, r
 from app.wording.language import LANGUAGES, speaking
 
 FACTS = {"name": "Ana", "count": 7, "low": 2, "high": 7, "seconds": 30, "kind": "'x'", "field": "'y'",
-         "strengths": "easy, normal, hard", "hello": '{"type": "hello"}', "detail": "?", "text": "'ZZ'"}
+         "strengths": "easy, normal, hard", "hello": '{"type": "hello"}', "detail": "?", "text": "'ZZ'",
+         "codes": "oops, sad", "length": 9}
 
 
 def test_counted_and_plain_reasons_do_not_overlap():
