@@ -46,25 +46,35 @@ templates.env.add_extension("jinja2.ext.i18n")
 templates.env.policies["ext.i18n.trimmed"] = True
 
 
-def _gettext(message: str) -> str:
-    return translations(language()).gettext(message)
+def _gettext(message: str, /, **variables: Any) -> Markup:
+    return Markup(translations(language()).gettext(message)) % variables
 
 
-def _ngettext(singular: str, plural: str, count: int) -> str:
-    return translations(language()).ngettext(singular, plural, count)
+def _ngettext(singular: str, plural: str, count: int, /, **variables: Any) -> Markup:
+    variables.setdefault("num", count)
+    return Markup(translations(language()).ngettext(singular, plural, count)) % variables
 
 
-def _pgettext(context: str, message: str) -> str:
-    return translations(language()).pgettext(context, message)
+def _pgettext(context: str, message: str, /, **variables: Any) -> Markup:
+    variables.setdefault("context", context)
+    return Markup(translations(language()).pgettext(context, message)) % variables
 
 
-def _npgettext(context: str, singular: str, plural: str, count: int) -> str:
-    return translations(language()).npgettext(context, singular, plural, count)
+def _npgettext(context: str, singular: str, plural: str, count: int, /, **variables: Any) -> Markup:
+    variables.setdefault("context", context)
+    variables.setdefault("num", count)
+    return Markup(translations(language()).npgettext(context, singular, plural, count)) % variables
 
 
 # One environment for every language: its gettext functions look the language up as they are called.
+# They do what Jinja2's "newstyle" gettext does in an autoescaping template (every template here is
+# HTML): the translation is markup, and the variables are escaped into it. Jinja2's own wrappers take
+# the template's context, and Jinja2 copies the whole context for each such call made in a loop or in a
+# block that sets a variable: that copying was most of the cost of rendering a live region.
 templates.env.install_gettext_callables(_gettext, _ngettext, newstyle=True, pgettext=_pgettext,  # type: ignore[attr-defined]
                                         npgettext=_npgettext)
+templates.env.globals.update(_=_gettext, gettext=_gettext, ngettext=_ngettext, pgettext=_pgettext,
+                             npgettext=_npgettext)
 
 
 def when(moment: datetime) -> str:
@@ -144,10 +154,32 @@ templates.env.globals["qr_svg"] = qr_svg
 
 
 def render_blocks(template_name: str, blocks: list[str], context: dict[str, Any]) -> str:
-    """Render only the named ``blocks`` of a template, concatenated, with ``context``."""
+    """Render only the named ``blocks`` of a template, concatenated, with ``context``.
+
+    The blocks share one context, made of the template's globals and
+    ``context``. A block's own ``{% set %}`` stays inside it (Jinja2's
+    scoping), so sharing it changes nothing in what they show. Raises
+    ``KeyError`` for a block the template does not have.
+    """
     template: Template = templates.get_template(template_name)
-    rendered = []
-    for name in blocks:
-        block_context = template.new_context(context)
-        rendered.append("".join(template.blocks[name](block_context)))
-    return "".join(rendered)
+    shared = template.environment.context_class(
+        template.environment, {**_globals_of(template), **context}, template.name, template.blocks)
+    return "".join(["".join(template.blocks[name](shared)) for name in blocks])
+
+
+_GLOBALS: dict[int, tuple[Template, dict[str, Any]]] = {}
+
+
+def _globals_of(template: Template) -> dict[str, Any]:
+    """``template``'s globals as one plain dict, built once per template (they are set at import).
+
+    Jinja2 keeps a template's globals in a ``ChainMap`` over the environment's
+    and copies it for every new context; a plain copy made once is a tenth of
+    that cost. The context made from it has no extra globals to hand to the
+    templates it imports, so ``{% from "_macros.html" import … %}`` takes the
+    module Jinja2 keeps instead of building a new one each time.
+    """
+    known = _GLOBALS.get(id(template))
+    if known is None or known[0] is not template:
+        known = _GLOBALS[id(template)] = (template, dict(template.globals))
+    return known[1]
