@@ -6,11 +6,15 @@ translation (``{% trans %}``, ``_()``, Jinja2's i18n extension) and said in the
 language being spoken (:func:`app.wording.language.speaking`) when they
 render. A live region is a block whose name is its element's id;
 :func:`render_blocks` renders the named blocks of a page for a WebSocket
-update.
+update. A piece of a template inside ``{% part key, … %}…{% endpart %}`` is
+kept, when the render is given a store (``parts``), and found again there
+wherever the keys are equal (:class:`PartExtension`).
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Hashable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,7 +24,9 @@ import segno
 from babel import Locale
 from babel.dates import format_skeleton
 from fastapi.templating import Jinja2Templates
-from jinja2 import Template, pass_context
+from jinja2 import Template, Undefined, nodes, pass_context
+from jinja2.ext import Extension
+from jinja2.parser import Parser
 from markupsafe import Markup, escape
 
 from app.bots.strength import BotStrength
@@ -40,8 +46,49 @@ HTMX_SRI = "sha384-2OatzQy1H+Zd/IIrjr1TcuDGqLXeHhbooAyJY1KdQMKnr4LZ22k31GBLdYKHm
 HTMX_WS_URL = "https://cdn.jsdelivr.net/npm/htmx-ext-ws@2.0.4/dist/ws.min.js"
 HTMX_WS_SRI = "sha384-1RwI/nvUSrMRuNj7hX1+27J8XDdCoSLf0EjEyF69nacuWyiJYoQ/j39RT1mSnd2G"
 
+
+
+class PartExtension(Extension):
+    """``{% part key, … %}…{% endpart %}``: a piece of a template rendered once for all renders that give
+    the same keys, when the render is given a store to keep it in.
+
+    The template variable ``parts`` is that store (anything with ``get(key)``
+    and ``[key] = html``; a room's :class:`~app.rooms.fanout.Kept`); a render
+    without it (a whole page) renders every piece. A piece is kept under its
+    place in the template, the language being spoken and the values of its
+    keys, so the keys must name everything the piece shows besides words and
+    the page's constants: whatever else it reads would be shown stale, or to
+    the wrong viewer. Keys are compared by value (``==``), so equal values
+    of later versions find it again.
+    """
+
+    tags = {"part"}  # noqa: RUF012 (how Jinja2 reads an extension's tags)
+
+    def parse(self, parser: Parser) -> nodes.Node:
+        """Read ``{% part key, … %}`` and its body up to ``{% endpart %}``."""
+        lineno = next(parser.stream).lineno
+        keys = [parser.parse_expression()]
+        while parser.stream.skip_if("comma"):
+            keys.append(parser.parse_expression())
+        body = parser.parse_statements(("name:endpart",), drop_needle=True)
+        place = nodes.Const(f"{parser.name}:{lineno}")
+        call = self.call_method("_part", [nodes.Name("parts", "load"), place, nodes.Tuple(keys, "load")])
+        return nodes.CallBlock(call, [], [], body).set_lineno(lineno)
+
+    @staticmethod
+    def _part(store: Any, place: str, keys: tuple[Hashable, ...], caller: Callable[[], str]) -> str:
+        if store is None or isinstance(store, Undefined):  # a render without a store
+            return caller()
+        key = ("part", place, language(), keys)
+        html: str | None = store.get(key)
+        if html is None:
+            html = store[key] = caller()
+        return html
+
+
 templates = Jinja2Templates(directory=TEMPLATES)
 templates.env.add_extension("jinja2.ext.i18n")
+templates.env.add_extension(PartExtension)
 # Whitespace inside {% trans %} is collapsed, in the catalogues as in the pages (babel.cfg says the same).
 templates.env.policies["ext.i18n.trimmed"] = True
 
@@ -135,6 +182,37 @@ templates.env.filters.update(
     listing=listing,
     preset_label=preset_label,
 )
+
+
+def _macro(name: str) -> Callable[..., str]:
+    """The macro ``name`` of ``_macros.html``."""
+    macro: Callable[..., str] = getattr(templates.get_template("_macros.html").module, name)
+    return macro
+
+
+@functools.lru_cache(maxsize=4096)
+def _card_face(card: Card, small: bool, label: bool, code: str) -> Markup:
+    return Markup(_macro("card_face")(card, small=small, label=label))
+
+
+def card_face(card: Card, small: bool = False, label: bool = True) -> Markup:
+    """The ``card_face`` macro of ``_macros.html`` for ``card``, made once per card, size, label and
+    language: a face depends on nothing else, and a table shows the same faces again and again."""
+    return _card_face(card, small, label, language())
+
+
+@functools.lru_cache(maxsize=1024)
+def _hearts(lives: int, total: int, code: str) -> Markup:
+    return Markup(_macro("hearts")(lives, total))
+
+
+def hearts(lives: int, total: int) -> Markup:
+    """The ``hearts`` macro of ``_macros.html`` (``lives`` of ``total`` left), made once per count and
+    language."""
+    return _hearts(lives, total, language())
+
+
+templates.env.globals.update(card_face=card_face, hearts=hearts)
 
 
 def qr_svg(text: str, label: str) -> Markup:

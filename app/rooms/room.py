@@ -115,7 +115,7 @@ class Room:
                 host=self.lobby.host, match=self.match, match_id=self.current.match_id,
                 last_summary=self.current.last_summary, connected=self.presence.connected_seats(self.seats),
                 away=self._away, spectators=self.presence.spectators(self.seats),
-                turn_seconds=self.lobby.turn_seconds, turn_remaining=self.turn_remaining()))
+                turn_seconds=self.lobby.turn_seconds, turn_remaining=self.turn_remaining()), self._renderings)
         return self._renderings
 
     def view_for(self, token_hash: str | None) -> RoomView:

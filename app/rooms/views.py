@@ -89,6 +89,11 @@ class RoomView:
         return deal_sentences(self.summary, [seat.name for seat in self.seats])
 
     @property
+    def seat_names(self) -> tuple[str, ...]:
+        """The players' names, in seat order."""
+        return tuple(seat.name for seat in self.seats)
+
+    @property
     def winner_names(self) -> list[str]:
         """The names of the players who won the match, in seat order (empty until it is over)."""
         if self.match is None:
