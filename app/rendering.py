@@ -8,13 +8,13 @@ render. A live region is a block whose name is its element's id;
 :func:`render_blocks` renders the named blocks of a page for a WebSocket
 update. A piece of a template inside ``{% part key, … %}…{% endpart %}`` is
 kept, when the render is given a store (``parts``), and found again there
-wherever the keys are equal (:class:`PartExtension`).
+wherever the keys are equal (:mod:`app.template_parts`).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,9 +24,7 @@ import segno
 from babel import Locale
 from babel.dates import format_skeleton
 from fastapi.templating import Jinja2Templates
-from jinja2 import Template, Undefined, nodes, pass_context
-from jinja2.ext import Extension
-from jinja2.parser import Parser
+from jinja2 import Template, pass_context
 from markupsafe import Markup, escape
 
 from app.bots.strength import BotStrength
@@ -34,6 +32,7 @@ from app.game.cards import Card
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
 from app.rooms.schedule import STAND_IN
 from app.rules_form import rules_fields
+from app.template_parts import PartExtension
 from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
 from app.wording.language import LANGUAGES, language, listing, number, text_direction, translations
 from app.wording.players import bot_tag, player_name, strength_label
@@ -46,44 +45,6 @@ HTMX_SRI = "sha384-2OatzQy1H+Zd/IIrjr1TcuDGqLXeHhbooAyJY1KdQMKnr4LZ22k31GBLdYKHm
 HTMX_WS_URL = "https://cdn.jsdelivr.net/npm/htmx-ext-ws@2.0.4/dist/ws.min.js"
 HTMX_WS_SRI = "sha384-1RwI/nvUSrMRuNj7hX1+27J8XDdCoSLf0EjEyF69nacuWyiJYoQ/j39RT1mSnd2G"
 
-
-
-class PartExtension(Extension):
-    """``{% part key, … %}…{% endpart %}``: a piece of a template rendered once for all renders that give
-    the same keys, when the render is given a store to keep it in.
-
-    The template variable ``parts`` is that store (anything with ``get(key)``
-    and ``[key] = html``; a room's :class:`~app.rooms.fanout.Kept`); a render
-    without it (a whole page) renders every piece. A piece is kept under its
-    place in the template, the language being spoken and the values of its
-    keys, so the keys must name everything the piece shows besides words and
-    the page's constants: whatever else it reads would be shown stale, or to
-    the wrong viewer. Keys are compared by value (``==``), so equal values
-    of later versions find it again.
-    """
-
-    tags = {"part"}  # noqa: RUF012 (how Jinja2 reads an extension's tags)
-
-    def parse(self, parser: Parser) -> nodes.Node:
-        """Read ``{% part key, … %}`` and its body up to ``{% endpart %}``."""
-        lineno = next(parser.stream).lineno
-        keys = [parser.parse_expression()]
-        while parser.stream.skip_if("comma"):
-            keys.append(parser.parse_expression())
-        body = parser.parse_statements(("name:endpart",), drop_needle=True)
-        place = nodes.Const(f"{parser.name}:{lineno}")
-        call = self.call_method("_part", [nodes.Name("parts", "load"), place, nodes.Tuple(keys, "load")])
-        return nodes.CallBlock(call, [], [], body).set_lineno(lineno)
-
-    @staticmethod
-    def _part(store: Any, place: str, keys: tuple[Hashable, ...], caller: Callable[[], str]) -> str:
-        if store is None or isinstance(store, Undefined):  # a render without a store
-            return caller()
-        key = ("part", place, language(), keys)
-        html: str | None = store.get(key)
-        if html is None:
-            html = store[key] = caller()
-        return html
 
 
 templates = Jinja2Templates(directory=TEMPLATES)
