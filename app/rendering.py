@@ -193,7 +193,13 @@ templates.env.globals["qr_svg"] = qr_svg
 
 
 def render_blocks(template_name: str, blocks: list[str], context: dict[str, Any]) -> str:
-    """Render only the named ``blocks`` of a template, concatenated, with ``context``.
+    """Render only the named ``blocks`` of a template, concatenated, with ``context``
+    (:func:`render_each`)."""
+    return "".join(render_each(template_name, blocks, context))
+
+
+def render_each(template_name: str, blocks: list[str], context: dict[str, Any]) -> list[str]:
+    """Each of the named ``blocks`` of a template rendered alone with ``context``, in the order named.
 
     The blocks share one context, made of the template's globals and
     ``context``. A block's own ``{% set %}`` stays inside it (Jinja2's
@@ -203,7 +209,7 @@ def render_blocks(template_name: str, blocks: list[str], context: dict[str, Any]
     template: Template = templates.get_template(template_name)
     shared = template.environment.context_class(
         template.environment, {**_globals_of(template), **context}, template.name, template.blocks)
-    return "".join(["".join(template.blocks[name](shared)) for name in blocks])
+    return ["".join(template.blocks[name](shared)) for name in blocks]
 
 
 _GLOBALS: dict[int, tuple[Template, dict[str, Any]]] = {}

@@ -98,8 +98,8 @@ def test_a_bot_name_and_the_cards_are_said_in_the_viewers_language():
 
 def test_each_region_is_rendered_once_per_version_and_language_however_many_viewers(monkeypatch):
     calls = []
-    real = room_pages.render_blocks
-    monkeypatch.setattr(room_pages, "render_blocks", lambda *args: calls.append(args[1]) or real(*args))
+    real = room_pages.render_each
+    monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
     table = next(table for table in tables() if table.match is not None and view_for(table.match, None).trick)
     renderings = Renderings(table)
     viewers = [(None, False, code) for code in ("da", "sv", "da", "sv", "da")] * 4  # twenty spectators

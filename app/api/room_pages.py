@@ -19,7 +19,7 @@ from app.api.room_api import set_player_cookie
 from app.api.sockets import accept_room_socket, heartbeat_seconds, link_url, player_token_hash, serve
 from app.identity import hash_token
 from app.names import form_number
-from app.rendering import render_blocks, templates
+from app.rendering import render_each, templates
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from
 from app.rooms.room import Room
@@ -261,16 +261,18 @@ class PageRenderer:
         """
         kept = getattr(shared, "kept", shared)
         spoken = language()
-        values: dict[str, Any] | None = None
-        regions = {}
+        regions: dict[str, str] = {}
+        missing: dict[str, Hashable] = {}
         for name, region in LIVE_REGIONS.items():
             key = (self.kind, name, spoken, region.shows(view))
-            html = kept.get(key)
-            if html is None:
-                if values is None:
-                    values = {**self.context, "view": view, "parts": kept}
-                html = kept[key] = render_blocks("room.html", [name], values)
-            regions[name] = html
+            found: str | None = kept.get(key)
+            if found is None:
+                missing[name] = key
+            regions[name] = found or ""  # filled in below when missing
+        if missing:
+            rendered = render_each("room.html", list(missing), {**self.context, "view": view, "parts": kept})
+            for (name, wanted), html in zip(missing.items(), rendered, strict=True):
+                regions[name] = kept[wanted] = html
         return regions
 
     def frame(self, regions: dict[str, str], *, whole: bool = False) -> str | None:

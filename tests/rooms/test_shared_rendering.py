@@ -148,8 +148,8 @@ def test_a_hand_region_is_never_shared_between_seats_and_spectators_never_get_on
 
 def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch):
     calls = []
-    real = room_pages.render_blocks
-    monkeypatch.setattr(room_pages, "render_blocks", lambda *args: calls.append(args[1][0]) or real(*args))
+    real = room_pages.render_each
+    monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
     lobby = next(room_life(4))
     first = Renderings(lobby)
     PageRenderer(CONTEXT, link_url=str).render(first.view(0, True), first.shared)
@@ -187,8 +187,8 @@ def test_a_play_renders_again_only_what_it_changed(monkeypatch):
     for seat, host in ROOM_VIEWERS:
         PageRenderer(CONTEXT, link_url=str).render(first.view(seat, host), first.shared)
     calls = []
-    real = room_pages.render_blocks
-    monkeypatch.setattr(room_pages, "render_blocks", lambda *args: calls.append(args[1][0]) or real(*args))
+    real = room_pages.render_each
+    monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
     second = Renderings(after, first)
     for seat, host in ROOM_VIEWERS:
         PageRenderer(CONTEXT, link_url=str).render(second.view(seat, host), second.shared)
