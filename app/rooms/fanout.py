@@ -35,28 +35,36 @@ class Kept:
     one more version, then let go: a room holds about two versions' worth.
     """
 
-    def __init__(self, older: dict[Hashable, Any] | None = None) -> None:
-        self._used: dict[Hashable, Any] = {}
-        self._older = older or {}
+    def __init__(self, entries: dict[Hashable, list[Any]] | None = None, generation: int = 0) -> None:
+        # One dict for both versions, each entry [value, generation last used]: a key (often a tuple of
+        # seats) is hashed once per look-up.
+        self._entries: dict[Hashable, list[Any]] = {} if entries is None else entries
+        self._generation = generation
 
     def get(self, key: Hashable) -> Any | None:
         """What was kept under ``key`` in this version or the one before (``None``: nothing)."""
-        found = self._used.get(key)
-        if found is None:
-            found = self._older.get(key)
-            if found is not None:
-                self._used[key] = found
-        return found
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        entry[1] = self._generation
+        return entry[0]
 
     def __setitem__(self, key: Hashable, value: Any) -> None:
-        self._used[key] = value
+        self._entries[key] = [value, self._generation]
 
     def __len__(self) -> int:
-        return len(self._used)
+        """How many things this version used or made."""
+        return sum(1 for _, used in self._entries.values() if used == self._generation)
 
     def following(self) -> Kept:
-        """The store for the next version: it finds what this version used (or made), and nothing older."""
-        return Kept(self._used)
+        """The store for the next version: it finds what this version used (or made), and nothing older.
+
+        The entries are handed on: this store is not to be used any more.
+        """
+        stale = [key for key, (_, used) in self._entries.items() if used != self._generation]
+        for key in stale:
+            del self._entries[key]
+        return Kept(self._entries, self._generation + 1)
 
 
 class Shared(dict[Any, Any]):
