@@ -31,8 +31,9 @@ class Kept:
 
     A renderer keys each thing it keeps by exactly what it shows (and the
     language it is said in), so a later version finds it again only where
-    it would render the same. What a version does not use again is kept for
-    one more version, then let go: a room holds about two versions' worth.
+    it would render the same. Once a version has been sent, what it did not
+    use is let go (:meth:`settle`): a room holds about one version's worth,
+    most of it the very texts its connections were last sent.
     """
 
     def __init__(self, entries: dict[Hashable, list[Any]] | None = None, generation: int = 0) -> None:
@@ -56,14 +57,18 @@ class Kept:
         """How many things this version used or made."""
         return sum(1 for _, used in self._entries.values() if used == self._generation)
 
+    def settle(self) -> None:
+        """Let go of what this version did not use (it was kept for the version before)."""
+        stale = [key for key, (_, used) in self._entries.items() if used != self._generation]
+        for key in stale:
+            del self._entries[key]
+
     def following(self) -> Kept:
         """The store for the next version: it finds what this version used (or made), and nothing older.
 
         The entries are handed on: this store is not to be used any more.
         """
-        stale = [key for key, (_, used) in self._entries.items() if used != self._generation]
-        for key in stale:
-            del self._entries[key]
+        self.settle()
         return Kept(self._entries, self._generation + 1)
 
 
@@ -118,7 +123,8 @@ def send_state(renderings: Renderings, connections: Iterable[Connection], *, who
     A later call for the same version (a ``sync``) renders nothing again.
     ``whole`` sends the whole state even where a connection was sent part of
     it before. A connection whose rendering fails is dropped alone (closed
-    with 1011); the others still get the state.
+    with 1011); the others still get the state. What renderers kept from the
+    version before and this one did not use is then let go.
     """
     for conn in connections:
         key = renderings.key(conn)
@@ -132,3 +138,4 @@ def send_state(renderings: Renderings, connections: Iterable[Connection], *, who
             log.exception("room %s: could not render the state for a %s connection", renderings.table.code,
                           conn.kind)
             conn.abort()
+    renderings.shared.kept.settle()

@@ -174,6 +174,13 @@ def test_what_a_version_keeps_lasts_while_later_versions_use_it_and_one_version_
     assert third.get("a") == "A"
     assert third.get("b") is None  # not used in the second version: let go
     assert Kept().get("a") is None
+    third["c"] = "C"
+    third.settle()  # sent: what it did not use goes now
+    assert third.get("a") == "A" and third.get("c") == "C" and len(third) == 2
+    fourth = third.following()
+    fourth["d"] = "D"
+    fourth.settle()
+    assert fourth.get("a") is None and fourth.get("d") == "D"
 
 
 def test_each_version_builds_each_viewers_view_once_and_passes_on_what_renderers_keep():
