@@ -6,11 +6,15 @@ translation (``{% trans %}``, ``_()``, Jinja2's i18n extension) and said in the
 language being spoken (:func:`app.wording.language.speaking`) when they
 render. A live region is a block whose name is its element's id;
 :func:`render_blocks` renders the named blocks of a page for a WebSocket
-update.
+update. A piece of a template inside ``{% part key, … %}…{% endpart %}`` is
+kept, when the render is given a store (``parts``), and found again there
+wherever the keys are equal (:mod:`app.template_parts`).
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +33,7 @@ from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
 from app.rooms.chat import TEXT_LIMIT
 from app.rooms.schedule import STAND_IN
 from app.rules_form import rules_fields
+from app.template_parts import PartExtension
 from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
 from app.wording.chat import REACTIONS, reaction_picture, reaction_words, spectator_label
 from app.wording.language import LANGUAGES, language, listing, number, text_direction, translations
@@ -42,31 +47,44 @@ HTMX_SRI = "sha384-2OatzQy1H+Zd/IIrjr1TcuDGqLXeHhbooAyJY1KdQMKnr4LZ22k31GBLdYKHm
 HTMX_WS_URL = "https://cdn.jsdelivr.net/npm/htmx-ext-ws@2.0.4/dist/ws.min.js"
 HTMX_WS_SRI = "sha384-1RwI/nvUSrMRuNj7hX1+27J8XDdCoSLf0EjEyF69nacuWyiJYoQ/j39RT1mSnd2G"
 
+
+
 templates = Jinja2Templates(directory=TEMPLATES)
 templates.env.add_extension("jinja2.ext.i18n")
+templates.env.add_extension(PartExtension)
 # Whitespace inside {% trans %} is collapsed, in the catalogues as in the pages (babel.cfg says the same).
 templates.env.policies["ext.i18n.trimmed"] = True
 
 
-def _gettext(message: str) -> str:
-    return translations(language()).gettext(message)
+def _gettext(message: str, /, **variables: Any) -> Markup:
+    return Markup(translations(language()).gettext(message)) % variables
 
 
-def _ngettext(singular: str, plural: str, count: int) -> str:
-    return translations(language()).ngettext(singular, plural, count)
+def _ngettext(singular: str, plural: str, count: int, /, **variables: Any) -> Markup:
+    variables.setdefault("num", count)
+    return Markup(translations(language()).ngettext(singular, plural, count)) % variables
 
 
-def _pgettext(context: str, message: str) -> str:
-    return translations(language()).pgettext(context, message)
+def _pgettext(context: str, message: str, /, **variables: Any) -> Markup:
+    variables.setdefault("context", context)
+    return Markup(translations(language()).pgettext(context, message)) % variables
 
 
-def _npgettext(context: str, singular: str, plural: str, count: int) -> str:
-    return translations(language()).npgettext(context, singular, plural, count)
+def _npgettext(context: str, singular: str, plural: str, count: int, /, **variables: Any) -> Markup:
+    variables.setdefault("context", context)
+    variables.setdefault("num", count)
+    return Markup(translations(language()).npgettext(context, singular, plural, count)) % variables
 
 
 # One environment for every language: its gettext functions look the language up as they are called.
+# They do what Jinja2's "newstyle" gettext does in an autoescaping template (every template here is
+# HTML): the translation is markup, and the variables are escaped into it. Jinja2's own wrappers take
+# the template's context, and Jinja2 copies the whole context for each such call made in a loop or in a
+# block that sets a variable: that copying was most of the cost of rendering a live region.
 templates.env.install_gettext_callables(_gettext, _ngettext, newstyle=True, pgettext=_pgettext,  # type: ignore[attr-defined]
                                         npgettext=_npgettext)
+templates.env.globals.update(_=_gettext, gettext=_gettext, ngettext=_ngettext, pgettext=_pgettext,
+                             npgettext=_npgettext)
 
 
 def when(moment: datetime) -> str:
@@ -129,6 +147,37 @@ templates.env.filters.update(
 )
 
 
+def _macro(name: str) -> Callable[..., str]:
+    """The macro ``name`` of ``_macros.html``."""
+    macro: Callable[..., str] = getattr(templates.get_template("_macros.html").module, name)
+    return macro
+
+
+@functools.lru_cache(maxsize=4096)
+def _card_face(card: Card, small: bool, label: bool, code: str) -> Markup:
+    return Markup(_macro("card_face")(card, small=small, label=label))
+
+
+def card_face(card: Card, small: bool = False, label: bool = True) -> Markup:
+    """The ``card_face`` macro of ``_macros.html`` for ``card``, made once per card, size, label and
+    language: a face depends on nothing else, and a table shows the same faces again and again."""
+    return _card_face(card, small, label, language())
+
+
+@functools.lru_cache(maxsize=1024)
+def _hearts(lives: int, total: int, code: str) -> Markup:
+    return Markup(_macro("hearts")(lives, total))
+
+
+def hearts(lives: int, total: int) -> Markup:
+    """The ``hearts`` macro of ``_macros.html`` (``lives`` of ``total`` left), made once per count and
+    language."""
+    return _hearts(lives, total, language())
+
+
+templates.env.globals.update(card_face=card_face, hearts=hearts)
+
+
 def qr_svg(text: str, label: str) -> Markup:
     """``text`` (a link) as a QR code: inline SVG markup, for a template.
 
@@ -150,10 +199,38 @@ templates.env.globals.update(chat_reactions=tuple(REACTIONS), reaction_words=rea
 
 
 def render_blocks(template_name: str, blocks: list[str], context: dict[str, Any]) -> str:
-    """Render only the named ``blocks`` of a template, concatenated, with ``context``."""
+    """Render only the named ``blocks`` of a template, concatenated, with ``context``
+    (:func:`render_each`)."""
+    return "".join(render_each(template_name, blocks, context))
+
+
+def render_each(template_name: str, blocks: list[str], context: dict[str, Any]) -> list[str]:
+    """Each of the named ``blocks`` of a template rendered alone with ``context``, in the order named.
+
+    The blocks share one context, made of the template's globals and
+    ``context``. A block's own ``{% set %}`` stays inside it (Jinja2's
+    scoping), so sharing it changes nothing in what they show. Raises
+    ``KeyError`` for a block the template does not have.
+    """
     template: Template = templates.get_template(template_name)
-    rendered = []
-    for name in blocks:
-        block_context = template.new_context(context)
-        rendered.append("".join(template.blocks[name](block_context)))
-    return "".join(rendered)
+    shared = template.environment.context_class(
+        template.environment, {**_globals_of(template), **context}, template.name, template.blocks)
+    return ["".join(template.blocks[name](shared)) for name in blocks]
+
+
+_GLOBALS: dict[int, tuple[Template, dict[str, Any]]] = {}
+
+
+def _globals_of(template: Template) -> dict[str, Any]:
+    """``template``'s globals as one plain dict, built once per template (they are set at import).
+
+    Jinja2 keeps a template's globals in a ``ChainMap`` over the environment's
+    and copies it for every new context; a plain copy made once is a tenth of
+    that cost. The context made from it has no extra globals to hand to the
+    templates it imports, so ``{% from "_macros.html" import … %}`` takes the
+    module Jinja2 keeps instead of building a new one each time.
+    """
+    known = _GLOBALS.get(id(template))
+    if known is None or known[0] is not template:
+        known = _GLOBALS[id(template)] = (template, dict(template.globals))
+    return known[1]

@@ -10,21 +10,23 @@ from __future__ import annotations
 
 import random
 import re
+from collections import namedtuple
 from datetime import UTC, datetime
 
 import pytest
 
 from app.api import room_pages
 from app.api.room_pages import LIVE_REGIONS, PageRenderer
-from app.game.match import deal_cards, new_match, play
+from app.game.cards import Card
+from app.game.match import deal_cards, new_match
 from app.game.rules import Rules
-from app.game.summary import summarize_deal
 from app.game.views import view_for
-from app.rendering import when
-from app.rooms.fanout import Renderings
+from app.rendering import card_face, templates, when
+from app.rooms.fanout import Kept, Renderings
 from app.rooms.lobby import Seat
 from app.rooms.views import Table
 from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES, speaking
+from tests.game.helpers import random_steps
 from tests.words import english_left, readable
 
 OTHER_LANGUAGES = [code for code in LANGUAGES if code != DEFAULT_LANGUAGE]
@@ -47,16 +49,8 @@ def tables():
                      turn_remaining=12.5 if match else None)
 
     yield table(1, None, None)
-    match, _ = deal_cards(new_match([seat.name for seat in SEATS], RULES), rng)
-    version, summary = 2, None
-    while not match.finished:
-        if match.needs_deal:
-            match, _ = deal_cards(match, rng)
-        else:
-            seat = match.turn
-            match, events = play(match, rng.choice(match.legal_cards(seat)), seat)
-            summary = summarize_deal(events) or summary
-        version += 1
+    dealt, _ = deal_cards(new_match([seat.name for seat in SEATS], RULES), rng)
+    for version, (match, summary) in enumerate(random_steps(dealt, rng), start=2):
         yield table(version, match, summary)
 
 
@@ -104,8 +98,8 @@ def test_a_bot_name_and_the_cards_are_said_in_the_viewers_language():
 
 def test_each_region_is_rendered_once_per_version_and_language_however_many_viewers(monkeypatch):
     calls = []
-    real = room_pages.render_blocks
-    monkeypatch.setattr(room_pages, "render_blocks", lambda *args: calls.append(args[1]) or real(*args))
+    real = room_pages.render_each
+    monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
     table = next(table for table in tables() if table.match is not None and view_for(table.match, None).trick)
     renderings = Renderings(table)
     viewers = [(None, False, code) for code in ("da", "sv", "da", "sv", "da")] * 4  # twenty spectators
@@ -121,3 +115,45 @@ def test_dates_are_written_as_each_language_writes_them(code, finished):
     with speaking(code):
         assert when(datetime(2025, 11, 30, 16, 6, tzinfo=UTC)) == finished
         assert when(datetime(2025, 11, 30, 16, 6)) == finished  # naive means UTC
+
+
+PART = ('{% for seat in seats %}{% part seat.name, seat.is_you %}<b>{{ seat.name }}{% if seat.is_you %} '
+        '{{ _("you") }}{% endif %}</b>{% endpart %}{% endfor %}')
+
+
+def test_a_part_is_rendered_once_for_equal_keys_and_again_when_they_change():
+    template = templates.env.from_string(PART)
+    store = Kept()
+    Seat = namedtuple("Seat", "name is_you")
+    seats = [Seat("Ana", False), Seat("Ben", True)]
+    assert template.render(seats=seats, parts=store) == "<b>Ana</b><b>Ben you</b>"
+    assert len(store) == 2
+    # A kept part is found again by equal keys: the kept text is shown, whatever else the value holds.
+    marked = [Seat("Ana", False), Seat("Ben", True)]
+    assert template.render(seats=marked, parts=store) == "<b>Ana</b><b>Ben you</b>" and len(store) == 2
+    assert template.render(seats=[Seat("Ana", True)], parts=store) == "<b>Ana you</b>" and len(store) == 3
+    with speaking("da"):
+        assert template.render(seats=[Seat("Ana", True)], parts=store) == "<b>Ana dig</b>" and len(store) == 4
+    # The next version's store has them too: found again, not rendered again.
+    following = store.following()
+    assert template.render(seats=[Seat("Ana", False)], parts=following) == "<b>Ana</b>" and len(following) == 1
+
+
+def test_a_part_without_a_store_is_rendered_every_time_and_escapes_as_the_rest():
+    template = templates.env.from_string(PART)
+    Seat = namedtuple("Seat", "name is_you")
+    assert template.render(seats=[Seat("<i>Cy</i>", False)]) == "<b>&lt;i&gt;Cy&lt;/i&gt;</b>"
+    store = Kept()
+    assert template.render(seats=[Seat("<i>Cy</i>", False)], parts=store) == "<b>&lt;i&gt;Cy&lt;/i&gt;</b>"
+    assert template.render(seats=[Seat("<i>Cy</i>", False)], parts=store) == "<b>&lt;i&gt;Cy&lt;/i&gt;</b>"
+
+
+def test_a_card_face_is_the_macros_face_in_the_language_spoken():
+    macro = templates.get_template("_macros.html").module.card_face
+    card = Card.parse("QH")
+    for code in ("en", "de"):
+        with speaking(code):
+            assert card_face(card) == str(macro(card))
+            assert card_face(card, small=True, label=False) == str(macro(card, small=True, label=False))
+    with speaking("de"):
+        assert "Herz-Dame" in card_face(card)

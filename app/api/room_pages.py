@@ -7,6 +7,7 @@ which sends the regions of ``room.html`` that changed for that viewer.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Form, Request, WebSocket
@@ -19,7 +20,7 @@ from app.api.sockets import accept_room_socket, heartbeat_seconds, link_url, pla
 from app.api.viewers import browser_viewer, remember_viewer
 from app.identity import hash_token
 from app.names import form_number
-from app.rendering import render_blocks, templates
+from app.rendering import render_each, templates
 from app.rooms.chat import Chat, ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from
@@ -32,19 +33,79 @@ from app.wording.language import language
 
 router = APIRouter()
 
-LIVE_REGIONS: dict[str, Callable[[RoomView], Hashable]] = {
-    "status": lambda view: (view.you_seat, view.you_are_host),
-    "seats": lambda view: (view.you_seat, view.you_are_host),
-    "trick": lambda view: view.you_seat,
-    "hand": lambda view: view.you_seat,
-    "scoresheet": lambda view: None,
-    "summary": lambda view: None,
-    "controls": lambda view: (view.you_seat is None, view.you_are_host),
-    "join": lambda view: view.you_seat is None,
-    "rules": lambda view: view.you_are_host,
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A live region of the table page: its block in ``room.html`` (named like its element id) and
+    ``shows``, which gives from a viewer's :class:`RoomView` a value (hashable, compared with ``==``) of
+    exactly what the region shows that viewer.
+
+    The region is rendered again only when that value changes: viewers, and
+    versions, for which it is equal share one rendering (per language). So it
+    must hold everything the block reads of the view, and of the viewer only
+    what changes what the block shows (``you_seat`` where "you" is written,
+    ``you_are_host`` where the host's controls are): left out, a change would
+    not be shown, or one viewer's rendering would reach another. The page's
+    constants (links, the deal pause) are the same for every connection.
+    """
+
+    shows: Callable[[RoomView], Hashable]
+
+
+def _status(view: RoomView) -> Hashable:
+    # The version is on the region (data-version): a new one each version. While playing it says
+    # nothing of the viewer but whether it is their turn.
+    if view.phase == "playing":
+        return view.version, view.your_turn
+    return view.version, view.you_are_host, view.you_seat is None
+
+
+def _seats(view: RoomView) -> Hashable:
+    # Each seat, as this viewer sees it: ``is_you`` marks the viewer's own.
+    return view.phase, view.seats, view.rules.threshold, view.rules.lives, view.you_are_host
+
+
+def _trick(view: RoomView) -> Hashable:
+    match = view.match
+    if match is None:
+        return None
+    # "You" is written for the viewer's own card and turn: other viewers see the same as a spectator.
+    mine = view.your_turn or any(play.seat == view.you_seat for play in match.trick)
+    return (view.phase, match.phase, match.trick, match.previous_trick, match.deal_number, match.trick_number,
+            match.tricks_per_deal, view.summary.trick_winner if view.summary is not None else None, view.turn,
+            view.seat_names, view.you_seat if mine else None)
+
+
+def _hand(view: RoomView) -> Hashable:
+    if not view.hand or view.match is None:
+        return ()
+    # A playable card's button names the deal and the cards played (a play aimed at an older state is refused).
+    playable = (view.match_id, view.match.deal_number, view.cards_played) if view.your_turn else None
+    return view.hand, view.your_turn, playable
+
+
+def _summary(view: RoomView) -> Hashable:
+    if view.summary is None and view.phase != "finished":
+        return view.phase  # hidden, empty
+    finished = view.phase == "finished"
+    return (view.phase, view.match.phase if view.match is not None else None, view.summary, view.seat_names,
+            view.standings, view.match_id if finished else None,
+            tuple(seat.lives for seat in view.seats) if finished else None)
+
+
+LIVE_REGIONS: dict[str, Region] = {
+    "status": Region(_status),
+    "seats": Region(_seats),
+    "trick": Region(_trick),
+    "hand": Region(_hand),
+    "scoresheet": Region(lambda view: (view.score_sheet, view.seat_names)),
+    "summary": Region(_summary),
+    "controls": Region(lambda view: (view.phase, view.you_are_host, view.you_seat is None, len(view.seats),
+                                     view.turn_seconds)),
+    "join": Region(lambda view: (view.code, view.phase, view.you_seat is None, len(view.seats))),
+    "rules": Region(lambda view: (view.rules, view.preset, view.you_are_host and view.phase != "playing")),
 }
-"""The table page's live regions (their element ids, in page order), each with what of the viewer it
-depends on: viewers alike in that share one rendering of the region per version."""
+"""The table page's live regions, by element id in page order, each with what it shows
+(:class:`Region`). A new region adds its block to ``room.html`` and a line here."""
 
 
 @router.post("/rooms", name="create_room_form", dependencies=[limited("rooms_created")])
@@ -198,26 +259,35 @@ class PageRenderer:
         self.sent: dict[str, str] = {}
 
     def render(self, view: RoomView, shared: dict[Any, Any]) -> dict[str, str]:
-        """Every live region of the table page for ``view``, by element id.
+        """Every live region of the table page for ``view``, by element id, said in the language being spoken.
 
-        A region is rendered once per version and language for all viewers
-        alike in what it depends on (:data:`LIVE_REGIONS`), and kept in
-        ``shared``; it is said in the language being spoken.
+        A region is rendered only when what it shows (:data:`LIVE_REGIONS`)
+        is new to the room: renderings are kept in ``shared.kept`` (the
+        room's :class:`~app.rooms.fanout.Kept`, which lasts from one version
+        to the next; a plain ``shared`` dict keeps them for one version), as
+        are the ``{% part %}`` pieces they are made of.
         """
-        values = {**self.context, "view": view}
-        regions = {}
+        kept = getattr(shared, "kept", shared)
         spoken = language()
-        for name, depends in LIVE_REGIONS.items():
-            key = (self.kind, name, spoken, depends(view))
-            if key not in shared:
-                shared[key] = render_blocks("room.html", [name], values)
-            regions[name] = shared[key]
+        regions: dict[str, str] = {}
+        missing: dict[str, Hashable] = {}
+        for name, region in LIVE_REGIONS.items():
+            key = (self.kind, name, spoken, region.shows(view))
+            found: str | None = kept.get(key)
+            if found is None:
+                missing[name] = key
+            regions[name] = found or ""  # filled in below when missing
+        if missing:
+            rendered = render_each("room.html", list(missing), {**self.context, "view": view, "parts": kept})
+            for (name, wanted), html in zip(missing.items(), rendered, strict=True):
+                regions[name] = kept[wanted] = html
         if self.room_chat is not None:
             status = self.room_chat.status(view.match_id)
             chat_key = (self.kind, "chat-status", spoken, view.you_are_host, status)
-            if chat_key not in shared:
-                shared[chat_key] = self.chat_status(status, host=view.you_are_host)
-            regions["chat-status"] = shared[chat_key]
+            chat_status = kept.get(chat_key)
+            if chat_status is None:
+                chat_status = kept[chat_key] = self.chat_status(status, host=view.you_are_host)
+            regions["chat-status"] = chat_status
         return regions
 
     def frame(self, regions: dict[str, str], *, whole: bool = False) -> str | None:

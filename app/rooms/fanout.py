@@ -4,13 +4,15 @@ Everything public is built once per version: the public view, and whatever
 renderers share between viewers (the JSON of the public state, the page
 regions that do not depend on who looks), once per language read. Each kind
 of viewer (seat, host role, kind of client, language) then costs only its
-own part: their hand and the pieces that name them.
+own part: their hand and the pieces that name them. What a renderer made
+for one version it may keep for the next (:class:`Kept`): a page region
+whose content did not change is not rendered again.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 from app.rooms.connection import Connection
@@ -24,25 +26,86 @@ ViewerKey = tuple[int | None, bool, str, str]
 """What decides a viewer's rendering: seat (``None``: spectator), whether host, renderer kind, language."""
 
 
+class Kept:
+    """What renderers keep of a room's renderings from one version to the next, under keys of their own.
+
+    A renderer keys each thing it keeps by exactly what it shows (and the
+    language it is said in), so a later version finds it again only where
+    it would render the same. Once a version has been sent, what it did not
+    use is let go (:meth:`settle`): a room holds about one version's worth,
+    most of it the very texts its connections were last sent.
+    """
+
+    def __init__(self, entries: dict[Hashable, list[Any]] | None = None, generation: int = 0) -> None:
+        # One dict for both versions, each entry [value, generation last used]: a key (often a tuple of
+        # seats) is hashed once per look-up.
+        self._entries: dict[Hashable, list[Any]] = {} if entries is None else entries
+        self._generation = generation
+
+    def get(self, key: Hashable) -> Any | None:
+        """What was kept under ``key`` in this version or the one before (``None``: nothing)."""
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        entry[1] = self._generation
+        return entry[0]
+
+    def __setitem__(self, key: Hashable, value: Any) -> None:
+        self._entries[key] = [value, self._generation]
+
+    def __len__(self) -> int:
+        """How many things this version used or made."""
+        return sum(1 for _, used in self._entries.values() if used == self._generation)
+
+    def settle(self) -> None:
+        """Let go of what this version did not use (it was kept for the version before)."""
+        stale = [key for key, (_, used) in self._entries.items() if used != self._generation]
+        for key in stale:
+            del self._entries[key]
+
+    def following(self) -> Kept:
+        """The store for the next version: it finds what this version used (or made), and nothing older.
+
+        The entries are handed on: this store is not to be used any more.
+        """
+        self.settle()
+        return Kept(self._entries, self._generation + 1)
+
+
+class Shared(dict[Any, Any]):
+    """What renderers reuse between the viewers of one version (a dict, each renderer under keys of its
+    own), and ``kept``: what they keep from one version to the next."""
+
+    def __init__(self, kept: Kept) -> None:
+        super().__init__()
+        self.kept = kept
+
+
 class Renderings:
     """What has been built of one version of a room so far, filled in as viewers need it.
 
     ``payloads`` holds each kind of viewer's rendered state; ``shared`` the
     pieces renderers reuse between viewers of this version (each renderer
-    keys its own, with the language it was said in where it holds words).
+    keys its own, with the language it was said in where it holds words),
+    and in ``shared.kept`` what they keep for later versions: the
+    ``previous`` version's renderings pass it on.
     """
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, previous: Renderings | None = None) -> None:
         self.table = table
         self.payloads: dict[ViewerKey, Any] = {}
-        self.shared: dict[Any, Any] = {}
+        self.shared: Shared = Shared(previous.shared.kept.following() if previous is not None else Kept())
         self._public: RoomView | None = None
+        self._views: dict[tuple[int | None, bool], RoomView] = {}
 
     def view(self, seat: int | None, host: bool) -> RoomView:
-        """The view of the viewer in ``seat`` (host or not), built on the public view made once."""
-        if self._public is None:
-            self._public = public_view(self.table)
-        return viewer_view(self._public, self.table, seat, host=host)
+        """The view of the viewer in ``seat`` (host or not), built once per version on the public view."""
+        view = self._views.get((seat, host))
+        if view is None:
+            if self._public is None:
+                self._public = public_view(self.table)
+            view = self._views[seat, host] = viewer_view(self._public, self.table, seat, host=host)
+        return view
 
     def key(self, conn: Connection) -> ViewerKey:
         """How ``conn``'s viewer sees the table: their seat, whether they host, their kind of client and
@@ -60,7 +123,8 @@ def send_state(renderings: Renderings, connections: Iterable[Connection], *, who
     A later call for the same version (a ``sync``) renders nothing again.
     ``whole`` sends the whole state even where a connection was sent part of
     it before. A connection whose rendering fails is dropped alone (closed
-    with 1011); the others still get the state.
+    with 1011); the others still get the state. What renderers kept from the
+    version before and this one did not use is then let go.
     """
     for conn in connections:
         key = renderings.key(conn)
@@ -74,3 +138,4 @@ def send_state(renderings: Renderings, connections: Iterable[Connection], *, who
             log.exception("room %s: could not render the state for a %s connection", renderings.table.code,
                           conn.kind)
             conn.abort()
+    renderings.shared.kept.settle()

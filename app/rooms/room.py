@@ -119,7 +119,7 @@ class Room:
                 last_summary=self.current.last_summary, connected=self.presence.connected_seats(self.seats),
                 away=self._away, spectators=self.presence.spectators(self.seats),
                 stepped=self.presence.stepped_seats(self.seats),
-                turn_seconds=self.lobby.turn_seconds, turn_remaining=self.turn_remaining()))
+                turn_seconds=self.lobby.turn_seconds, turn_remaining=self.turn_remaining()), self._renderings)
         return self._renderings
 
     def view_for(self, token_hash: str | None) -> RoomView:

@@ -94,6 +94,11 @@ class RoomView:
         return deal_sentences(self.summary, [seat.name for seat in self.seats])
 
     @property
+    def seat_names(self) -> tuple[str, ...]:
+        """The players' names, in seat order."""
+        return tuple(seat.name for seat in self.seats)
+
+    @property
     def winner_names(self) -> list[str]:
         """The names of the players who won the match, in seat order (empty until it is over)."""
         if self.match is None:
@@ -226,7 +231,9 @@ def viewer_view(public: RoomView, table: Table, seat: int | None, *, host: bool 
     if seat is not None and match is not None and engine_view is not None and seat < match.seat_count:
         hand = hand_view(match, seat)
         engine_view = replace(engine_view, you=hand)
-    seats = public.seats if seat is None else tuple(replace(info, is_you=info.seat == seat) for info in public.seats)
+    # Only the viewer's own seat differs from the public one.
+    seats = public.seats if seat is None else tuple(replace(info, is_you=True) if info.seat == seat else info
+                                                    for info in public.seats)
     return replace(public, you_seat=seat, you_are_host=host, hand=hand.cards if hand is not None else (),
                    match=engine_view, seats=seats)
 

@@ -160,7 +160,7 @@
   function showTurnInTitle() {
     var status = document.getElementById("status");
     if (!status) return;
-    var mine = status.dataset.phase === "playing" && status.dataset.turn !== "" && status.dataset.turn === status.dataset.you;
+    var mine = status.classList.contains("your-turn");
     document.title = (mine ? "● " + words.your_turn + " · " : "") + baseTitle;
   }
 

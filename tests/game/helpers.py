@@ -7,11 +7,13 @@ Tests read like the game: ``start("9C 7D 4S", "KH 6D 2S", "9H 8C 3D")``, then
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from app.game import Card, Match, Rules, deal_hands, new_match, play
 from app.game.cards import DECK
 from app.game.events import Event
+from app.game.match import deal_cards
+from app.game.summary import DealSummary, summarize_deal
 
 NAMES = ("Ana", "Ben", "Cy", "Dag", "Eva", "Finn", "Gro")
 
@@ -103,3 +105,16 @@ def play_randomly(match: Match, rng: random.Random, *, max_plays: int | None = N
             match, _ = play(match, rng.choice(match.legal_cards(match.turn)))
             played += 1
     return match
+
+
+def random_steps(match: Match, rng: random.Random) -> Iterator[tuple[Match, DealSummary | None]]:
+    """Deal (``deal_cards`` with ``rng``) and play random legal cards until the match ends, yielding after
+    each deal and each card the match and the summary of the last finished deal (``None`` before the first)."""
+    summary = None
+    while not match.finished:
+        if match.needs_deal:
+            match, _ = deal_cards(match, rng)
+        else:
+            match, events = play(match, rng.choice(match.legal_cards(match.turn)))
+            summary = summarize_deal(events) or summary
+        yield match, summary

@@ -11,7 +11,7 @@ from app.api.room_pages import PageRenderer, page_error
 from app.game.match import deal_cards, new_match
 from app.game.rules import Rules
 from app.rooms.connection import Connection
-from app.rooms.fanout import Renderings, send_state
+from app.rooms.fanout import Kept, Renderings, send_state
 from app.rooms.lobby import Seat
 from app.rooms.presence import Presence
 from app.rooms.views import Table
@@ -163,3 +163,29 @@ def test_the_page_gets_only_the_regions_that_changed_since_its_last_frame():
     second = {**first, "hand": "<div id=hand>b</div>"}
     assert renderer.frame(second) == second["hand"]
     assert renderer.frame(second, whole=True) == second["status"] + second["hand"]
+
+
+def test_what_a_version_keeps_lasts_while_later_versions_use_it_and_one_version_more():
+    kept = Kept()
+    kept["a"], kept["b"] = "A", "B"
+    second = kept.following()
+    assert second.get("a") == "A" and len(second) == 1  # found, and kept for the next
+    third = second.following()
+    assert third.get("a") == "A"
+    assert third.get("b") is None  # not used in the second version: let go
+    assert Kept().get("a") is None
+    third["c"] = "C"
+    third.settle()  # sent: what it did not use goes now
+    assert third.get("a") == "A" and third.get("c") == "C" and len(third) == 2
+    fourth = third.following()
+    fourth["d"] = "D"
+    fourth.settle()
+    assert fourth.get("a") is None and fourth.get("d") == "D"
+
+
+def test_each_version_builds_each_viewers_view_once_and_passes_on_what_renderers_keep():
+    first = Renderings(table())
+    assert first.view(0, False) is first.view(0, False) and first.view(None, False) is not first.view(0, False)
+    first.shared.kept["region"] = "html"
+    second = Renderings(table(), first)
+    assert second.shared.kept.get("region") == "html" and second.shared == {}

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import json
 import random
+import re
+from dataclasses import replace
 
+import pytest
+
+from app.api import room_pages
 from app.api.room_pages import LIVE_REGIONS, PageRenderer
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
+from app.game.views import view_for
 from app.rendering import render_blocks
 from app.rooms.fanout import Renderings
 from app.rooms.lobby import Seat
 from app.rooms.protocol import JsonRenderer, state_message
 from app.rooms.views import Table, room_view
+from app.wording.language import speaking
+from tests.game.helpers import random_steps
 
 SEATS = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Ben", "b" * 64, player="ben2345678"),
          Seat("Easy bot 1", None, bot="easy", player="easy234567"))
@@ -53,3 +61,136 @@ def test_each_page_viewer_gets_the_regions_made_for_them_alone():
             shared = PageRenderer(CONTEXT, link_url=str).render(renderings.view(seat, host), renderings.shared)
             values = {**CONTEXT, "view": room_view(table, seat, host=host)}
             assert shared == {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
+
+
+def room_life(seed):
+    """A room's versions, each as the room makes a new one: seats taken and left in the lobby, the host
+    leaving their seat and taking it back, presence, away seats, spectators and the clock changing, then
+    a whole match with its summaries and its end, and a new match."""
+    rng = random.Random(seed)
+    rules = Rules(hand_size=3, threshold=10, lives=2)
+    seats = (SEATS[0],)
+    version = 0
+
+    def table(seats, host="a" * 64, match=None, summary=None, connected=frozenset({0}), away=frozenset(),
+              spectators=1, clock=None, left=None):
+        nonlocal version
+        version += 1
+        return Table(code="ROOM1", version=version, rules=rules, seats=seats, host=host, match=match,
+                     match_id="m1" if match else None, last_summary=summary, connected=connected, away=away,
+                     spectators=spectators, turn_seconds=clock, turn_remaining=left)
+
+    yield table(seats)
+    yield table(seats + SEATS[1:2], connected=frozenset({0, 1}))
+    yield table(seats + SEATS[1:2], connected=frozenset({0, 1}), spectators=3, clock=30)
+    yield table((SEATS[1],), connected=frozenset({0}), clock=30)  # Ana left her seat: she hosts without one
+    seats = SEATS
+    yield table(seats, connected=frozenset({0, 1}), clock=30)
+    for _ in range(2):
+        dealt, _ = deal_cards(new_match([seat.name for seat in seats], rules), rng)
+        for match, summary in random_steps(dealt, rng):
+            connected = frozenset(rng.sample([0, 1], rng.randint(0, 2)))
+            away = frozenset({1}) - connected if rng.random() < 0.5 else frozenset()
+            yield table(seats, match=match, summary=summary, connected=connected, away=away,
+                        spectators=rng.randint(0, 2), clock=30, left=rng.choice([None, 12.5, 30.0]))
+        yield table(seats, match=match, summary=summary, connected=frozenset({0, 1}))
+
+
+ROOM_VIEWERS = [(0, True), (1, False), (2, False), (None, False), (None, True), (0, False)]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_each_page_viewer_gets_what_rendering_for_them_alone_gives_in_every_version_of_a_room(seed):
+    """Renderings kept from one version to the next, and shared between viewers, are what each viewer's
+    view gives rendered afresh: in every language, for every kind of viewer, whatever changed."""
+    previous = None
+    for table in room_life(seed):
+        renderings = previous = Renderings(table, previous)
+        for code in ("en", "da", "sv"):
+            with speaking(code):
+                for seat, host in ROOM_VIEWERS:
+                    if seat is not None and seat >= len(table.seats):
+                        continue
+                    shared = PageRenderer(CONTEXT, link_url=str).render(renderings.view(seat, host),
+                                                                        renderings.shared)
+                    values = {**CONTEXT, "view": room_view(table, seat, host=host)}
+                    alone = {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
+                    assert shared == alone, (table.version, code, seat, host)
+
+
+def held_cards(html):
+    """The cards of the hand region's buttons."""
+    return set(re.findall(r'<button[^>]* data-card="(\w\w)"', html))
+
+
+def test_a_hand_region_is_never_shared_between_seats_and_spectators_never_get_one():
+    previous = None
+    for table in room_life(3):
+        renderings = previous = Renderings(table, previous)
+        hands = {}
+        for seat, host in ROOM_VIEWERS:
+            if seat is not None and seat >= len(table.seats):
+                continue
+            regions = PageRenderer(CONTEXT, link_url=str).render(renderings.view(seat, host), renderings.shared)
+            hands[seat, host] = regions["hand"]
+            if seat is None:
+                assert held_cards(regions["hand"]) == set() and 'data-card' not in regions["hand"]
+            elif table.match is not None and not table.match.finished and table.match.deal is not None:
+                assert held_cards(regions["hand"]) == {card.code for card in table.match.hand(seat)}
+                others = {card.code for other in range(table.match.seat_count) if other != seat
+                          for card in table.match.hand(other)}
+                assert not others & set(re.findall(r'data-card="(\w\w)"', "".join(regions.values())))
+        for (seat, _), html in hands.items():
+            for (other, _), other_html in hands.items():
+                if seat != other and held_cards(html):
+                    assert html is not other_html and held_cards(html) != held_cards(other_html)
+
+
+def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch):
+    calls = []
+    real = room_pages.render_each
+    monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
+    lobby = next(room_life(4))
+    first = Renderings(lobby)
+    PageRenderer(CONTEXT, link_url=str).render(first.view(0, True), first.shared)
+    assert sorted(calls) == sorted(LIVE_REGIONS)
+    calls.clear()
+    # A new version where only the spectators changed: the status (its version and count) is all that is new.
+    second = Renderings(replace(lobby, version=lobby.version + 1, spectators=2), first)
+    PageRenderer(CONTEXT, link_url=str).render(second.view(0, True), second.shared)
+    assert calls == ["status"]
+    calls.clear()
+    # The same, said in Danish: each region once more, in Danish.
+    with speaking("da"):
+        PageRenderer(CONTEXT, link_url=str).render(second.view(0, True), second.shared)
+    assert sorted(calls) == sorted(LIVE_REGIONS)
+    calls.clear()
+    # A new seat: the regions that show the seats, or count them, again; the rules not.
+    third = Renderings(replace(lobby, version=lobby.version + 2, spectators=2, seats=SEATS[:2]), second)
+    PageRenderer(CONTEXT, link_url=str).render(third.view(0, True), third.shared)
+    assert sorted(calls) == ["controls", "join", "seats", "status"]
+    calls.clear()
+    # Another viewer of that version who sees the seats otherwise (Ben's own), and the join form alike.
+    PageRenderer(CONTEXT, link_url=str).render(third.view(1, False), third.shared)
+    assert sorted(calls) == ["controls", "rules", "seats", "status"]
+
+
+def test_a_play_renders_again_only_what_it_changed(monkeypatch):
+    """After a card is played mid-trick, the seats as their own player sees them are rendered again only for
+    the seats it changed, and the regions nobody's play touches not at all."""
+    before = next(table for table in room_life(5) if table.phase == "playing" and table.match.turn is not None
+                  and view_for(table.match, None).trick)
+    seat = before.match.turn
+    after = replace(before, version=before.version + 1, match=play(before.match, before.match.legal_cards(seat)[0],
+                                                                   seat)[0])
+    first = Renderings(before)
+    for seat, host in ROOM_VIEWERS:
+        PageRenderer(CONTEXT, link_url=str).render(first.view(seat, host), first.shared)
+    calls = []
+    real = room_pages.render_each
+    monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
+    second = Renderings(after, first)
+    for seat, host in ROOM_VIEWERS:
+        PageRenderer(CONTEXT, link_url=str).render(second.view(seat, host), second.shared)
+    assert not {"summary", "controls", "join", "rules"} & set(calls)
+    assert calls.count("status") == 2  # the seat to play, and everyone else
