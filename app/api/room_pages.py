@@ -97,7 +97,7 @@ LIVE_REGIONS: dict[str, Region] = {
     "seats": Region(_seats),
     "trick": Region(_trick),
     "hand": Region(_hand),
-    "scoresheet": Region(lambda view: (view.score_sheet, view.seat_names)),
+    "scoresheet": Region(lambda view: (view.score_sheet, view.seat_names) if view.score_sheet else ()),
     "summary": Region(_summary),
     "controls": Region(lambda view: (view.phase, view.you_are_host, view.you_seat is None, len(view.seats),
                                      view.turn_seconds)),
