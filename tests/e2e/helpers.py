@@ -251,7 +251,9 @@ class Tab:
         route.abort()
 
     def _request_failed(self, request: Any) -> None:
-        if request.url not in self.refused_requests:
+        # The browser gives up the icon's request when the page moves on before it came: not a fault of the page.
+        given_up = request.failure == "net::ERR_ABORTED" and request.url.endswith("/static/favicon.svg")
+        if request.url not in self.refused_requests and not given_up:
             self.failed_requests.append(f"{request.method} {request.url}: {request.failure}")
 
     def _dialog(self, dialog: Any) -> None:
