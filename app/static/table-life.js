@@ -72,8 +72,7 @@
 
   function myTurn() {
     var status = document.getElementById("status");
-    return !!status && status.dataset.phase === "playing" && status.dataset.turn !== "" &&
-      status.dataset.turn === status.dataset.you;
+    return !!status && status.classList.contains("your-turn");
   }
   var wasMine = myTurn();
 
