@@ -434,19 +434,25 @@ class JsonRenderer:
     def __init__(self, *, link_url: Callable[[Link], str]) -> None:
         self.link_url = link_url
 
-    def render(self, view: RoomView, shared: dict[Any, Any]) -> str:
-        """The ``state`` frame for ``view`` (the same text :func:`state_message` gives)."""
+    def render(self, view: RoomView, shared: dict[Any, Any]) -> tuple[str, str]:
+        """The ``state`` frame for ``view`` in two pieces, the part shared by all its viewers and ``you``'s
+        JSON; :meth:`frame` joins them into the text :func:`state_message` gives.
+
+        The whole frame is made only as it is queued for a connection, so that a room does not keep a
+        copy of the shared part for each of its viewers as long as the version lasts.
+        """
         key = (self.kind, language())
         head = shared.get(key)
         if head is None:
             whole = _compact({"type": "state", "version": view.version, "state": {**public_state_json(view),
                                                                                  "you": None}})
             head = shared[key] = whole[:-len(',"you":null}}')]
-        return f'{head},"you":{_compact(you_json(view))}}}}}'
+        return head, _compact(you_json(view))
 
-    def frame(self, payload: str, *, whole: bool = False) -> str:
-        """The frame as rendered: every state is complete."""
-        return payload
+    def frame(self, payload: tuple[str, str], *, whole: bool = False) -> str:
+        """The ``state`` frame from its rendered pieces: every state is complete."""
+        head, you = payload
+        return f'{head},"you":{you}}}}}'
 
     def error(self, code: str, message: str) -> str:
         """The ``error`` frame."""

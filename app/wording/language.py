@@ -78,9 +78,11 @@ def translations(code: str) -> gettext.NullTranslations:
 
 def load_catalogues() -> None:
     """Compile every language's catalogue now (at start-up), so that a broken one stops the server
-    before anyone asks for it, and no visitor waits for the compilation."""
+    before anyone asks for it, and no visitor waits for the compilation; load each language's way of
+    writing numbers (Babel's locale data) too."""
     for code in LANGUAGES:
         translations(code)
+        _number(0, code)
 
 
 def language() -> str:
