@@ -56,9 +56,10 @@ class BatchWriter:
     first :meth:`submit`. Each batch is one transaction and one commit, its writes run in the order
     submitted, so a later write sees the earlier ones (two plays of one room). A write that is refused (a
     check that fails, a constraint, a value no database here may hold) is rolled back alone while the
-    others commit: the writes first run together in one savepoint, and if one is refused, that savepoint
-    is rolled back and they run again each in a savepoint of its own. A batch the database refuses as a
-    whole (down, locked, the commit failing) fails every write in it and stores none of them.
+    others commit: the writes first run together, with nothing around each, and if one is refused, the
+    transaction is rolled back and they run again in a new one, each in a savepoint of its own. A batch
+    the database refuses as a whole (down, locked, the commit failing) fails every write in it and stores
+    none of them.
     """
 
     def __init__(self, engine: Engine, *, max_batch: int = MAX_BATCH) -> None:
@@ -148,9 +149,13 @@ class BatchWriter:
     def _write(self, batch: list[_Pending]) -> None:
         """Run ``batch`` in one transaction, commit once, then resolve the futures."""
         try:
-            with self._engine.connect() as connection, connection.begin():
-                if not _all_at_once(connection, batch):
-                    _one_by_one(connection, batch)
+            with self._engine.connect() as connection:
+                try:
+                    with connection.begin():
+                        _all_at_once(connection, batch)
+                except _Refused:
+                    with connection.begin():
+                        _one_by_one(connection, batch)
         except Exception as error:
             failure: BaseException | None = None
             if not isinstance(error, SQLAlchemyError | TypeError | ValueError):
@@ -188,23 +193,25 @@ def _settle(items: list[_Pending]) -> None:
             item.future.set_exception(item.error)
 
 
-def _all_at_once(connection: Connection, batch: list[_Pending]) -> bool:
-    """Run every write of ``batch`` in one savepoint: the way of a batch no write of which is refused.
+class _Refused(Exception):
+    """A write of a batch run all at once was refused: its transaction is to be rolled back whole."""
 
-    Returns whether they all succeeded; if one is refused, the savepoint is rolled back (nothing of the
-    batch is left) and the result is ``False``. Raises the error of a database failure.
+
+def _all_at_once(connection: Connection, batch: list[_Pending]) -> None:
+    """Run every write of ``batch`` in the connection's transaction, nothing around each: the way of a
+    batch no write of which is refused, the common case.
+
+    Raises :class:`_Refused` when one is refused (the caller rolls the transaction back, so nothing of the
+    batch is left), and the error of a database failure as it is. A savepoint around the writes would
+    cost two more statements a batch, as much as a play, and most batches at human pace hold one play.
     """
-    savepoint = connection.begin_nested()
-    try:
-        for item in batch:
+    for item in batch:
+        try:
             item.write(connection)
-    except Exception as error:
-        savepoint.rollback()
-        if _fails_the_database(error):
-            raise
-        return False
-    savepoint.commit()
-    return True
+        except Exception as error:
+            if _fails_the_database(error):
+                raise
+            raise _Refused from error
 
 
 def _one_by_one(connection: Connection, batch: list[_Pending]) -> None:
