@@ -68,6 +68,9 @@ class Connection:
     everything rendered for this connection is said in it.
     """
 
+    __slots__ = ("_ending", "_outbox", "_queue_size", "_sender", "_sending", "_socket", "_wake", "close_code",
+                 "dropped", "language", "renderer", "token_hash", "too_slow")  # a server holds thousands
+
     def __init__(self, *, token_hash: str | None, renderer: Renderer, socket: Socket, queue_size: int,
                  language: str = DEFAULT_LANGUAGE) -> None:
         self.token_hash = token_hash
