@@ -92,7 +92,9 @@ class Presence:
 
     def absences(self, seats: Sequence[Seat], now: float) -> list[float | None]:
         """Per seat, how long its person has been gone at ``now`` (``None``: a bot, or connected)."""
-        return [None if seat.is_bot else self.absent_for(seat.token_hash, now) for seat in seats]
+        present = self.present()  # once, not once a seat: every change of a room asks
+        return [None if seat.is_bot or seat.token_hash is None or seat.token_hash in present
+                else now - self._gone_since.get(seat.token_hash, now) for seat in seats]
 
     def connected_seats(self, seats: Sequence[Seat]) -> frozenset[int]:
         """The seats whose person has a live connection."""
