@@ -259,7 +259,8 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
     try:
         while not conn.dropped:
             try:
-                frame = await asyncio.wait_for(_receive_frame(websocket), silence)
+                receiving = _receive_frame(websocket)
+                frame = await (receiving if silence is None else asyncio.wait_for(receiving, silence))
             except WebSocketDisconnect:
                 break
             except TimeoutError:

@@ -185,8 +185,14 @@ def hand_view(match: Match, seat: int) -> HandView:
     """
     if not 0 <= seat < match.seat_count:
         raise IndexError(f"no seat {seat} in this match")
+    hand = match.hand(seat)
+    deal = match.deal
+    if hand and (match.finished or deal is None or deal.turn != seat):
+        # Not this seat's turn (or no deal, or the match is over): every card is refused alike.
+        refused = match.refusal(seat, hand[0])
+        return HandView(seat, tuple(HandCard(card, False, refused) for card in hand))
     legal = set(match.legal_cards(seat))
     return HandView(seat, tuple(
         HandCard(card, card in legal, None if card in legal else match.refusal(seat, card))
-        for card in match.hand(seat)
+        for card in hand
     ))

@@ -8,7 +8,6 @@ dropped, so it can never hold up the room.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -84,6 +83,9 @@ class Connection:
     per connection unless given: the page keeps one per browser).
     """
 
+    __slots__ = ("_ending", "_outbox", "_queue_size", "_sender", "_sending", "_socket", "_wake", "close_code",
+                 "dropped", "language", "renderer", "token_hash", "too_slow", "viewer")  # a server holds thousands
+
     def __init__(self, *, token_hash: str | None, renderer: Renderer, socket: Socket, queue_size: int,
                  language: str = DEFAULT_LANGUAGE, viewer: str | None = None) -> None:
         self.token_hash = token_hash
@@ -91,7 +93,11 @@ class Connection:
         self.renderer = renderer
         self.language = language
         self._socket = socket
-        self._outbox: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_size)
+        # A list and a future to wake the sender, not an asyncio.Queue: a queue holds four deques of
+        # about 600 bytes each, and a server holds thousands of connections.
+        self._outbox: list[str | None] = []  # None: close once what comes before it is sent
+        self._queue_size = queue_size
+        self._wake: asyncio.Future[None] | None = None
         self.dropped = False
         self.too_slow = False
         """Whether it was dropped because its outbox was full."""
@@ -128,14 +134,24 @@ class Connection:
         """
         if self.dropped or self._ending:
             return False
-        try:
-            self._outbox.put_nowait(text)
-        except asyncio.QueueFull:
+        if not self._put(text):
             log.info("dropping a %s connection that stopped reading", self.kind)
             self.too_slow = True
             self._stop(1013)
             return False
         return True
+
+    def _put(self, item: str | None) -> bool:
+        """Queue ``item`` for the sender and wake it; ``False`` (nothing queued) when the outbox is full."""
+        if len(self._outbox) >= self._queue_size:
+            return False
+        self._outbox.append(item)
+        self._wake_sender()
+        return True
+
+    def _wake_sender(self) -> None:
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
 
     def error(self, code: str, words: object) -> None:
         """Queue a refused action's error for this connection only, ``words`` (anything ``str()``
@@ -166,9 +182,7 @@ class Connection:
         if self.dropped or self._ending:
             return
         self.close_code = close_code
-        try:
-            self._outbox.put_nowait(None)
-        except asyncio.QueueFull:
+        if not self._put(None):
             self._stop(close_code)
             return
         self._ending = True
@@ -178,9 +192,7 @@ class Connection:
         if self._sending and self._sender is not None:
             self._sender.cancel()  # stuck in a send that may never complete
             return
-        # Wake the sender; if the outbox is full it finds a message waiting, then sees ``dropped``.
-        with contextlib.suppress(asyncio.QueueFull):
-            self._outbox.put_nowait(None)
+        self._wake_sender()  # it sees ``dropped`` and stops
 
     def start(self) -> asyncio.Task[None]:
         """Start the task that writes queued frames to the socket; returns it."""
@@ -191,12 +203,19 @@ class Connection:
         """Write queued frames to the socket until the connection is dropped or fails."""
         try:
             while True:
-                text = await self._outbox.get()
-                if text is None or self.dropped:
+                while not self._outbox and not self.dropped:
+                    self._wake = asyncio.get_running_loop().create_future()
+                    await self._wake
+                    self._wake = None
+                if self.dropped:
+                    break
+                text = self._outbox.pop(0)
+                if text is None:
                     break
                 self._sending = True
                 await self._socket.send(text)
                 self._sending = False
+                text = None  # not kept while waiting: each idle connection would hold its last frame
         except asyncio.CancelledError:
             pass  # dropped while a send was stuck
         except Exception as error:  # a broken socket ends this connection only

@@ -112,6 +112,8 @@ class Bucket:
     pays off first, so a client that keeps sending stays refused.
     """
 
+    __slots__ = ("_at", "allowance", "level")  # one per kind of message and connection: thousands of them
+
     def __init__(self, allowance: Allowance, now: float) -> None:
         self.allowance = allowance
         self.level = float(allowance.amount)
@@ -141,6 +143,8 @@ class Credits:
 
     ``close_after`` is as :meth:`Bucket.spend` takes it; ``now`` is when the connection opened.
     """
+
+    __slots__ = ("_buckets", "close_after")
 
     def __init__(self, allowances: Mapping[Kind, Allowance], close_after: float, now: float) -> None:
         self.close_after = close_after

@@ -15,7 +15,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
@@ -66,10 +65,6 @@ class RoomStore:
         """Run a storage call in a worker thread."""
         return await self._observed(call.__name__, asyncio.to_thread(call, **kwargs))
 
-    async def _committed(self, write: Future[None], what: str) -> None:
-        """Wait for a write of the group commit, off the event loop: until it is committed, or raise."""
-        await self._observed(what, asyncio.wrap_future(write))
-
     async def _observed(self, what: str, call: Awaitable[T]) -> T:
         """Await storage call ``what``, telling the observer how long it took; storage errors become refusals."""
         started, failed = time.perf_counter(), True
@@ -113,8 +108,8 @@ class RoomStore:
         if deal is None:
             raise ValueError("the match has no deal to store")
         hands = [[card.code for card in deal.dealt_hand(seat)] for seat in range(match.seat_count)]
-        await self._committed(self.storage.submit_deal(match_id=match_id, deal=match.deals_completed,
-                                                       dealer=deal.dealer, hands=hands), "record_deal")
+        await self._observed("record_deal", self.storage.commit_deal(match_id=match_id, deal=match.deals_completed,
+                                                                     dealer=deal.dealer, hands=hands))
 
     async def delete_unused_room(self, *, code: str) -> bool:
         """Delete a room no match was ever started in (else close it) now; whether it was deleted."""
@@ -123,8 +118,8 @@ class RoomStore:
     async def record_play(self, *, match_id: str, before: Match, card: str) -> None:
         """Store the play of ``card`` (a card code) made in ``before``, before it is shown to anyone."""
         plays = len(before.deal.plays) if before.deal is not None else 0
-        await self._committed(self.storage.submit_play(match_id=match_id, deal=before.deals_completed,
-                                                       play=plays, card=card, played_at=now()), "record_play")
+        await self._observed("record_play", self.storage.commit_play(match_id=match_id, deal=before.deals_completed,
+                                                                     play=plays, card=card, played_at=now()))
 
     async def finish_match(self, *, match_id: str, match: Match) -> None:
         """Store the finished ``match`` with its record, placings and winners."""

@@ -124,7 +124,11 @@ class Presence:
     def absences(self, seats: Sequence[Seat], now: float) -> list[float | None]:
         """Per seat, how long the table counts its person gone at ``now`` (``None``: a bot, or connected and
         not stepped away; infinite: stepped away, :meth:`seat_absent_for`)."""
-        return [None if seat.is_bot else self.seat_absent_for(seat.token_hash, now) for seat in seats]
+        present = self.present()  # once, not once a seat: every change of a room asks
+        return [None if seat.is_bot or seat.token_hash is None
+                else math.inf if seat.token_hash in self._stepped
+                else None if seat.token_hash in present
+                else now - self._gone_since.get(seat.token_hash, now) for seat in seats]
 
     def connected_seats(self, seats: Sequence[Seat]) -> frozenset[int]:
         """The seats whose person has a live connection."""

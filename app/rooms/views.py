@@ -8,7 +8,7 @@ reaches nobody but its owner.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 from app.game.match import Match
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
@@ -180,7 +180,8 @@ def public_view(table: Table) -> RoomView:
         if public is None:  # the lobby: nobody has played yet
             public = SeatView(index, seat_state.name, 0, table.rules.lives, False, False, False, 0, ())
         seats.append(SeatInfo(
-            **{field.name: getattr(public, field.name) for field in fields(SeatView)},
+            seat=public.seat, name=public.name, score=public.score, lives=public.lives, eliminated=public.eliminated,
+            is_dealer=public.is_dealer, is_turn=public.is_turn, cards_left=public.cards_left, played=public.played,
             player=seat_state.player,
             bot=seat_state.bot,
             is_host=index == host_seat,
@@ -231,9 +232,9 @@ def viewer_view(public: RoomView, table: Table, seat: int | None, *, host: bool 
     if seat is not None and match is not None and engine_view is not None and seat < match.seat_count:
         hand = hand_view(match, seat)
         engine_view = replace(engine_view, you=hand)
-    # Only the viewer's own seat differs from the public one.
-    seats = public.seats if seat is None else tuple(replace(info, is_you=True) if info.seat == seat else info
-                                                    for info in public.seats)
+    seats = public.seats
+    if seat is not None and seat < len(seats):  # the public seats are nobody's: only the viewer's own changes
+        seats = (*seats[:seat], replace(seats[seat], is_you=True), *seats[seat + 1:])
     return replace(public, you_seat=seat, you_are_host=host, hand=hand.cards if hand is not None else (),
                    match=engine_view, seats=seats)
 

@@ -6,6 +6,8 @@ call of its own, at one commit (one fsync) for the whole batch; a refused write 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import queue
 import threading
@@ -33,8 +35,17 @@ MAX_BATCH = 500
 class _Pending:
     action: str
     write: Write
-    future: Future[None]
+    future: Future[None] | asyncio.Future[None]
+    loop: asyncio.AbstractEventLoop | None = None
+    """The loop of an asyncio future (:meth:`BatchWriter.submit_waited`); ``None`` for a thread's future."""
     error: BaseException | None = None
+
+    def begin(self) -> bool:
+        """Whether the write still goes in its batch: not if its caller gave up before the batch started."""
+        if self.loop is None:
+            assert isinstance(self.future, Future)
+            return self.future.set_running_or_notify_cancel()
+        return not self.future.cancelled()
 
 
 class BatchWriter:
@@ -45,9 +56,10 @@ class BatchWriter:
     first :meth:`submit`. Each batch is one transaction and one commit, its writes run in the order
     submitted, so a later write sees the earlier ones (two plays of one room). A write that is refused (a
     check that fails, a constraint, a value no database here may hold) is rolled back alone while the
-    others commit: the writes first run together in one savepoint, and if one is refused, that savepoint
-    is rolled back and they run again each in a savepoint of its own. A batch the database refuses as a
-    whole (down, locked, the commit failing) fails every write in it and stores none of them.
+    others commit: the writes first run together, with nothing around each, and if one is refused, the
+    transaction is rolled back and they run again in a new one, each in a savepoint of its own. A batch
+    the database refuses as a whole (down, locked, the commit failing) fails every write in it and stores
+    none of them.
     """
 
     def __init__(self, engine: Engine, *, max_batch: int = MAX_BATCH) -> None:
@@ -71,15 +83,31 @@ class BatchWriter:
         raised, as it is. Cancelling the future before its batch starts keeps the write out of it.
         """
         future: Future[None] = Future()
+        self._enqueue(_Pending(action, write, future))
+        return future
+
+    def submit_waited(self, action: str, write: Write) -> asyncio.Future[None]:
+        """As :meth:`submit`, for a caller on the running event loop: the future is the loop's own.
+
+        The writes of one batch waited for on one loop are all resolved by one call the writer hands that
+        loop once the batch is committed, so the loop wakes once a batch, not once a write (and the
+        writer thread does not take the interpreter's lock from the loop once a write). Call it from the
+        loop's thread only.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        self._enqueue(_Pending(action, write, future, loop))
+        return future
+
+    def _enqueue(self, item: _Pending) -> None:
         with self._lock:
             if self._closed:
-                future.set_exception(StorageError(f"could not {action}: storage is closed"))
-                return future
+                item.future.set_exception(StorageError(f"could not {item.action}: storage is closed"))
+                return
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="storage-batch-writer", daemon=True)
                 self._thread.start()
-            self._queue.put(_Pending(action, write, future))
-        return future
+            self._queue.put(item)
 
     def close(self) -> None:
         """Commit what was submitted, then stop the thread; later :meth:`submit` calls fail. Idempotent."""
@@ -98,7 +126,7 @@ class BatchWriter:
         while not stop:
             batch, stop = self._take()
             # A write whose caller gave up before it started is left out; the others cannot be cancelled now.
-            batch = [item for item in batch if item.future.set_running_or_notify_cancel()]
+            batch = [item for item in batch if item.begin()]
             if batch:
                 self._write(batch)
 
@@ -121,41 +149,69 @@ class BatchWriter:
     def _write(self, batch: list[_Pending]) -> None:
         """Run ``batch`` in one transaction, commit once, then resolve the futures."""
         try:
-            with self._engine.connect() as connection, connection.begin():
-                if not _all_at_once(connection, batch):
-                    _one_by_one(connection, batch)
+            with self._engine.connect() as connection:
+                try:
+                    with connection.begin():
+                        _all_at_once(connection, batch)
+                except _Refused:
+                    with connection.begin():
+                        _one_by_one(connection, batch)
         except Exception as error:
             failure: BaseException | None = None
             if not isinstance(error, SQLAlchemyError | TypeError | ValueError):
                 log.exception("a batch of %d writes failed", len(batch))
                 failure = error
             for item in batch:
-                item.future.set_exception(item.error or failure or _refusal(item.action, error))
-            return
-        for item in batch:
-            if item.error is None:
-                item.future.set_result(None)
-            else:
-                item.future.set_exception(item.error)
+                item.error = item.error or failure or _refusal(item.action, error)
+        _resolve(batch)
 
 
-def _all_at_once(connection: Connection, batch: list[_Pending]) -> bool:
-    """Run every write of ``batch`` in one savepoint: the way of a batch no write of which is refused.
+def _resolve(batch: list[_Pending]) -> None:
+    """Tell each write of a finished batch how it went: a thread's future at once, the asyncio futures
+    of each loop in one call on that loop."""
+    waited: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
+    for item in batch:
+        if item.loop is not None:
+            waited.setdefault(item.loop, []).append(item)
+        elif item.error is None:
+            item.future.set_result(None)
+        else:
+            item.future.set_exception(item.error)
+    for loop, items in waited.items():
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for these any more
+            loop.call_soon_threadsafe(_settle, items)
 
-    Returns whether they all succeeded; if one is refused, the savepoint is rolled back (nothing of the
-    batch is left) and the result is ``False``. Raises the error of a database failure.
+
+def _settle(items: list[_Pending]) -> None:
+    """On their loop: resolve the asyncio futures of ``items`` (those still waited for)."""
+    for item in items:
+        if item.future.done():
+            continue  # given up by its caller meanwhile
+        if item.error is None:
+            item.future.set_result(None)
+        else:
+            item.future.set_exception(item.error)
+
+
+class _Refused(Exception):
+    """A write of a batch run all at once was refused: its transaction is to be rolled back whole."""
+
+
+def _all_at_once(connection: Connection, batch: list[_Pending]) -> None:
+    """Run every write of ``batch`` in the connection's transaction, nothing around each: the way of a
+    batch no write of which is refused, the common case.
+
+    Raises :class:`_Refused` when one is refused (the caller rolls the transaction back, so nothing of the
+    batch is left), and the error of a database failure as it is. A savepoint around the writes would
+    cost two more statements a batch, as much as a play, and most batches at human pace hold one play.
     """
-    savepoint = connection.begin_nested()
-    try:
-        for item in batch:
+    for item in batch:
+        try:
             item.write(connection)
-    except Exception as error:
-        savepoint.rollback()
-        if _fails_the_database(error):
-            raise
-        return False
-    savepoint.commit()
-    return True
+        except Exception as error:
+            if _fails_the_database(error):
+                raise
+            raise _Refused from error
 
 
 def _one_by_one(connection: Connection, batch: list[_Pending]) -> None:

@@ -1,8 +1,9 @@
 """The storage API the server calls: rooms, matches, their deals and plays.
 
 Plain synchronous methods, each one session and one transaction, and for the
-deals and plays of the rooms a group commit (``submit_…``, a future each); every
-database failure comes out as :class:`~app.storage.errors.StorageError`.
+deals and plays of the rooms a group commit (``submit_…``, a future each, or
+``commit_…`` to await on the event loop); every database failure comes out as
+:class:`~app.storage.errors.StorageError`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from app.game.record import NotARecord, RecordFault, outcome, replay
 from app.identity import new_match_id
 from app.names import InvalidName, clean_name, same_name
 from app.storage import migrate, queries
-from app.storage.batch import BatchWriter
+from app.storage.batch import BatchWriter, Write
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError, describe
 from app.storage.values import FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
@@ -194,8 +195,13 @@ class Storage:
         and when the database refuses the whole batch (down, locked); then the
         deal is not stored. Writes are applied in the order submitted.
         """
-        return self._batch.submit(f"record deal {deal} of match {match_id!r}", partial(
-            queries.record_deal, match_id=match_id, deal=deal, dealer=dealer, hands=[list(hand) for hand in hands]))
+        return self._batch.submit(*_deal_write(match_id=match_id, deal=deal, dealer=dealer, hands=hands))
+
+    async def commit_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> None:
+        """:meth:`submit_deal` for a caller on the event loop: returns once the deal is committed, or raises
+        :class:`StorageError` as its future would fail. The loop is woken once for all it waits for in a
+        batch (:meth:`~app.storage.batch.BatchWriter.submit_waited`)."""
+        await self._batch.submit_waited(*_deal_write(match_id=match_id, deal=deal, dealer=dealer, hands=hands))
 
     def submit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> Future[None]:
         """:meth:`record_play` in the next group commit: returns at once, with a future of the write.
@@ -210,8 +216,15 @@ class Storage:
         none of which is stored. Two plays of one deal submitted one after the
         other are applied in that order.
         """
-        return self._batch.submit(f"record play {play} of deal {deal} of match {match_id!r}", partial(
-            queries.record_play, match_id=match_id, deal=deal, play=play, card=card, played_at=played_at))
+        return self._batch.submit(*_play_write(match_id=match_id, deal=deal, play=play, card=card,
+                                               played_at=played_at))
+
+    async def commit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> None:
+        """:meth:`submit_play` for a caller on the event loop: returns once the play is committed (only then
+        may it be shown), or raises :class:`StorageError` as its future would fail. The loop is woken once
+        for all it waits for in a batch (:meth:`~app.storage.batch.BatchWriter.submit_waited`)."""
+        await self._batch.submit_waited(*_play_write(match_id=match_id, deal=deal, play=play, card=card,
+                                                     played_at=played_at))
 
     def finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
                      winners: Sequence[int], ended_at: datetime) -> None:
@@ -358,6 +371,18 @@ def _refusal(reason: str, seat: int | None = None) -> RecordRejected:
     """A refused record that has no fault at a deal: the reason, and the seat it concerns if any."""
     return RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": seat, "card": None,
                                    "reason": reason})
+
+
+def _deal_write(*, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> tuple[str, Write]:
+    """The group commit's write of a deal, and what it is called in errors."""
+    return f"record deal {deal} of match {match_id!r}", partial(
+        queries.record_deal, match_id=match_id, deal=deal, dealer=dealer, hands=[list(hand) for hand in hands])
+
+
+def _play_write(*, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> tuple[str, Write]:
+    """The group commit's write of a play, and what it is called in errors."""
+    return f"record play {play} of deal {deal} of match {match_id!r}", partial(
+        queries.record_play, match_id=match_id, deal=deal, play=play, card=card, played_at=played_at)
 
 
 def _safe_url(url: str) -> str:

@@ -5,12 +5,27 @@ Rooms live in the process's memory, so there is exactly one worker.
 
 from __future__ import annotations
 
+import gc
+
+GC_THRESHOLDS = (700, 10, 1000)
+"""The garbage collector's thresholds (:func:`gc.set_threshold`): Python's own, except that a full collection
+waits for 1,000 collections of the middle generation instead of 10 (and, as always, for the objects that
+reached the oldest since the last one to be a quarter of those it holds).
+
+A full collection stops the server for as long as it takes to look at every object, about a tenth of a
+second for a million of them, and a thousand tables with 5,000 sockets hold that many. By Python's
+defaults one came every few seconds at that load, each a pause every table felt; now about one a
+minute comes (measured: ``cucumber bench load``, docs/performance.md). The rooms make almost no garbage
+that only a full collection can free (cycles): plays, states and frames are freed as soon as they are
+dropped, so waiting longer costs little memory."""
 WS_MAX_FRAME_BYTES = 64 * 1024
-"""Largest WebSocket frame the server reads at all; a client message may have at most
-``CUCUMBER_MAX_MESSAGE_BYTES`` (4 KiB) anyway."""
-WS_MAX_QUEUE = 4
-"""Frames a socket reads ahead of the room. Clients send a message at a time and wait for its
-answer; a deep queue would only hold a flooder's frames in memory."""
+"""Largest WebSocket message the server reads at all (a bigger one closes the socket with 1009); a
+client message may have at most ``CUCUMBER_MAX_MESSAGE_BYTES`` (4 KiB) anyway."""
+WS_IMPLEMENTATION = "wsproto"
+"""uvicorn's WebSocket layer. ``wsproto`` holds less for each open socket than uvicorn's default
+(``websockets-sansio``): about 4 KB less, a tenth of a socket's memory, for the same CPU time a play
+(measured with ``cucumber bench load``, 1,000 tables). Like the default, it stops reading a socket after
+each whole message until the room has taken it, so a client that floods holds few frames in memory."""
 
 
 def serve(host: str | None, port: int | None) -> int:
@@ -32,7 +47,19 @@ def serve(host: str | None, port: int | None) -> int:
         settings.port = port
     # The app reads the proxy headers itself (create_app, from CUCUMBER_TRUSTED_PROXIES); uvicorn
     # must not apply them a second time from its own FORWARDED_ALLOW_IPS.
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, workers=1,
-                log_level=settings.log_level, proxy_headers=False, ws_max_size=WS_MAX_FRAME_BYTES,
-                ws_max_queue=WS_MAX_QUEUE, ws_per_message_deflate=settings.ws_compression)
+    app = create_app(settings)
+    settle_collector()
+    uvicorn.run(app, host=settings.host, port=settings.port, workers=1,
+                log_level=settings.log_level, proxy_headers=False, ws=WS_IMPLEMENTATION,
+                ws_max_size=WS_MAX_FRAME_BYTES, ws_per_message_deflate=settings.ws_compression)
     return 0
+
+
+def settle_collector() -> None:
+    """Set the garbage collector for a long-running server: :data:`GC_THRESHOLDS`, and everything loaded
+    so far (the modules, the app) moved out of its sight with :func:`gc.freeze`, so that no collection
+    looks through them again. Call it once, after the imports and before any room exists: a room
+    frozen with them would never be freed once closed, as it holds cycles (its timer calls it back)."""
+    gc.set_threshold(*GC_THRESHOLDS)
+    gc.collect()
+    gc.freeze()

@@ -6,12 +6,13 @@ Words for :class:`~app.game.summary.DealSummary`, the facts the engine gives
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from app.game.summary import DealSummary
 from app.wording.cards import card_symbol
 from app.wording.counts import lives_left, points
-from app.wording.language import both, say, say_count
+from app.wording.language import both, language, say, say_count
 from app.wording.players import player_name
 
 
@@ -26,7 +27,14 @@ def deal_sentences(summary: DealSummary, names: Sequence[str]) -> list[str]:
     Names are shown as :func:`~app.wording.players.player_name` shows them.
     Raises ``IndexError`` when a seat has no name.
     """
-    names = [player_name(name) for name in names]
+    return list(_sentences(summary, tuple(names), language()))
+
+
+@functools.lru_cache(maxsize=1024)
+def _sentences(summary: DealSummary, stored_names: tuple[str, ...], code: str) -> tuple[str, ...]:
+    # Said again for every state a room sends until its next deal ends, in the language ``code`` being
+    # spoken: kept per summary, names and language.
+    names = [player_name(name) for name in stored_names]
     lines = [say("{name} took the last trick with {card}.",
                  name=names[summary.trick_winner], card=card_symbol(summary.card))]
     for seat, paid, card, total in summary.penalties:
@@ -52,5 +60,5 @@ def deal_sentences(summary: DealSummary, names: Sequence[str]) -> list[str]:
         lines.append(say("{name} wins the match!", name=names[summary.winners[0]]))
     elif summary.winners:
         lines.append(say("{names} share the win!", names=both([names[seat] for seat in summary.winners])))
-    return lines
+    return tuple(lines)
 

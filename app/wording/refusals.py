@@ -6,10 +6,12 @@ docs/rules.md §2.3–2.4, §2.10, §3); the sentences are here.
 
 from __future__ import annotations
 
+import functools
+
 from app.game.errors import GameError
 from app.game.refusals import IllegalMove, Refusal
 from app.wording.cards import rank_label
-from app.wording.language import either, noted, say
+from app.wording.language import either, language, noted, say
 from app.wording.players import player_name
 
 REFUSALS = {
@@ -47,6 +49,13 @@ def unplayable(reason: Refusal) -> str:
     As :func:`refusal`, except while waiting: ``"wait for your turn: it is
     Ana's turn"`` and ``"wait for the next deal"``.
     """
+    return _unplayable(reason, language())
+
+
+@functools.lru_cache(maxsize=4096)
+def _unplayable(reason: Refusal, code: str) -> str:
+    # Every state sent says why each card of each hand cannot be played, mostly the same few refusals
+    # (whose turn it is): kept per refusal and the language ``code`` being spoken.
     return _say(WAITING.get(reason.code) or REFUSALS[reason.code], reason)
 
 

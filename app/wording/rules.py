@@ -6,9 +6,11 @@ docs/rules.md §2–§3); every sentence about them is here.
 
 from __future__ import annotations
 
+import functools
+
 from app.game.rules import Rules
 from app.wording.counts import lives, points
-from app.wording.language import noted, noted_in, say, say_count, say_in
+from app.wording.language import language, noted, noted_in, say, say_count, say_in
 
 FOLLOW = {
     "match_or_lowest": noted("Follow with a card at least as high as the highest in the trick, "
@@ -119,6 +121,12 @@ def describe_rules(rules: Rules) -> list[str]:
     life (``second_life_min_opponents``, said only when it matters) and how
     the match ends (§2.10, ``match_length``).
     """
+    return list(_rules_sentences(rules, language()))
+
+
+@functools.lru_cache(maxsize=512)
+def _rules_sentences(rules: Rules, code: str) -> tuple[str, ...]:
+    # Said again for every state a room sends, in the language ``code`` being spoken: kept per rules and language.
     lines = [
         say_count("{count} card each; only the last trick scores.", "{count} cards each; only the last trick scores.",
                   rules.hand_size),
@@ -139,7 +147,7 @@ def describe_rules(rules: Rules) -> list[str]:
                                "The match lasts {count} deals; the lowest total wins.", int(rules.match_length)))
     else:
         lines.append(say("The last player left in wins."))
-    return lines
+    return tuple(lines)
 
 
 def preset_label(name: str | None) -> str:

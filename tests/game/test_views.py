@@ -154,3 +154,22 @@ def test_a_players_view_is_the_public_view_with_their_own_hand():
             assert view_for(match, seat) == dataclasses.replace(view_for(match, None), you=hand_view(match, seat))
         seat = match.turn
         match, _ = play(match, rng.choice(match.legal_cards(seat)), seat)
+
+
+@pytest.mark.parametrize("rules", [Rules(hand_size=4),
+                                   Rules(hand_size=3, follow="must_match", ace_lead="forces_lowest")])
+def test_each_card_of_a_hand_gives_the_reason_playing_it_would_meet(rules):
+    rng = random.Random(7)
+    match, _ = deal_cards(new_match(["Ana", "Ben", "Cy", "Dag"], rules), rng)
+    while not match.finished:
+        for seat in range(match.seat_count):
+            for held in hand_view(match, seat).cards:
+                assert held.reason == match.refusal(seat, held.card)
+                assert held.legal == (held.reason is None) == match.is_legal(seat, held.card)
+        if match.needs_deal:
+            match, _ = deal_cards(match, rng)
+        else:
+            seat = match.turn
+            match, _ = play(match, rng.choice(match.legal_cards(seat)), seat)
+    for seat in range(match.seat_count):
+        assert all(held.reason == match.refusal(seat, held.card) for held in hand_view(match, seat).cards)

@@ -60,3 +60,18 @@ async def test_finishing_without_ending_drops_what_is_queued():
     conn.finish()
     await asyncio.wait_for(conn.start(), 1)
     assert socket.frames == [] and socket.closed_with == 1012
+
+
+async def test_an_idle_sender_wakes_for_each_frame_and_sends_them_in_order():
+    socket = Socket()
+    conn = connection(socket, queue_size=2)
+    sender = conn.start()
+    for round_ in range(3):
+        await asyncio.sleep(0.01)  # the sender has sent everything and waits
+        assert socket.frames == [f"{n}{i}" for n in range(round_) for i in "ab"]
+        assert conn.offer(f"{round_}a") and conn.offer(f"{round_}b")
+    await asyncio.sleep(0.01)
+    assert socket.frames == ["0a", "0b", "1a", "1b", "2a", "2b"] and not conn.dropped
+    conn.finish()
+    await asyncio.wait_for(sender, 1)
+    assert (socket.closed_with, conn.dropped, conn.too_slow) == (1000, True, False)

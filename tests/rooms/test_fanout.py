@@ -138,6 +138,19 @@ async def test_presence_counts_a_person_here_while_one_of_their_connections_is_o
     assert presence.spectators(seats) == 0
 
 
+async def test_the_absences_of_a_table_are_each_seats_absence():
+    presence = Presence()
+    here = Connection(token_hash="b" * 64, renderer=CountingRenderer([]), socket=Socket(), queue_size=2)
+    presence.attach(here)
+    presence.gone_from(["a" * 64, "c" * 64], now=10.0)
+    seats = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Ben", "b" * 64, player="ben2345678"),
+             Seat("Bot", None, bot="easy", player="easy234567"), Seat("Cy", "c" * 64, player="cy23456789"),
+             Seat("Dag", "d" * 64, player="dag2345678"))
+    assert presence.absences(seats, 25.0) == [15.0, None, None, 15.0, 0.0]
+    assert presence.absences(seats, 25.0) == [None if seat.is_bot else presence.absent_for(seat.token_hash, 25.0)
+                                              for seat in seats]
+
+
 async def test_a_moved_seats_old_connections_watch_and_its_absence_goes_on():
     presence = Presence()
     socket = Socket()

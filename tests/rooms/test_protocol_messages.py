@@ -116,3 +116,18 @@ def test_the_set_rules_message_gives_rules_or_refuses_them_as_invalid_rules():
 def test_an_error_frame_carries_the_code_and_the_message():
     assert json.loads(error_message(ErrorCode.NOT_HOST, "only the host")) == {
         "type": "error", "code": "not_host", "message": "only the host"}
+
+
+
+@pytest.mark.parametrize("message", ["only the host", "Åsa, Zoë 🥒 and 'Ben' said \"no\"\n\t\u0001 / \u2028 </script>"])
+def test_frames_are_the_compact_json_the_standard_library_writes(message):
+    assert error_message(ErrorCode.NOT_HOST, message) == json.dumps(
+        {"type": "error", "code": "not_host", "message": message}, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_a_text_the_fast_encoder_refuses_is_written_as_before():
+    # A lone surrogate (a client's own words, escaped in its JSON) is not UTF-8: the frame is written as
+    # the standard library writes it instead of failing.
+    message = "no \ud800 here"
+    assert error_message(ErrorCode.BAD_REQUEST, message) == json.dumps(
+        {"type": "error", "code": "bad_request", "message": message}, separators=(",", ":"), ensure_ascii=False)

@@ -49,7 +49,7 @@ def test_each_json_viewer_gets_the_frame_made_for_them_alone():
     for table in tables():
         renderings, renderer = Renderings(table), JsonRenderer(link_url=str)
         for seat, host in VIEWERS:
-            shared = renderer.render(renderings.view(seat, host), renderings.shared)
+            shared = renderer.frame(renderer.render(renderings.view(seat, host), renderings.shared))
             alone = state_message(room_view(table, seat, host=host))
             assert shared == alone and json.loads(shared)["version"] == table.version
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from tests.server.conftest import Client, Server
 
@@ -45,3 +47,20 @@ def test_a_seat_links_secret_and_the_new_token_stay_out_of_the_log(make_server, 
     assert f"/r/{code}/take" in log  # requests are logged, without what follows the # of the link
     assert link["secret"] not in log and token not in log
     assert "TEXT '" not in log  # nor the frames of the sockets, which hold tokens and hands
+
+
+def test_a_message_over_the_frame_limit_closes_the_socket_and_the_room_goes_on(make_server, tmp_path: Path) -> None:
+    server = make_server(f"sqlite:///{tmp_path / 'serve.db'}")
+    code = server.post("/api/rooms", {"name": "Ana"}).json()["code"]
+    flooder, watcher = Client(server, code, None), Client(server, code, None)
+    flooder.socket.send("x" * (64 * 1024 + 1))
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            flooder.receive()  # the states sent before it was read, then the close
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    big = json.dumps({"type": "sync", "padding": "x" * 5000})  # under the frame limit: refused by the protocol
+    watcher.send(json.loads(big))
+    assert watcher.next_error()["code"] == "too_large"
+    watcher.send({"type": "sync"})
+    assert watcher.next_state()["code"] == code
+    watcher.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future
@@ -224,3 +225,65 @@ def test_closing_commits_what_is_waiting_and_refuses_what_comes_after(storage, w
 def test_a_writer_needs_room_for_one_write(storage):
     with pytest.raises(ValueError, match="at least 1"):
         BatchWriter(storage.engine, max_batch=0)
+
+
+def play_write(match_id: str, play: int, card: str | None = None) -> tuple[str, partial[None]]:
+    """What :func:`submit_play` submits, for :meth:`BatchWriter.submit_waited`."""
+    return f"record play {play} of deal 0 of match {match_id!r}", partial(
+        queries.record_play, match_id=match_id, deal=0, play=play, card=CARDS[play] if card is None else card,
+        played_at=T0)
+
+
+def test_the_writes_a_loop_waits_for_in_one_batch_are_resolved_by_one_call_on_that_loop(storage, writer):
+    match_ids = dealt_matches(storage, 5)
+
+    async def main() -> tuple[list[object], list[object]]:
+        loop = asyncio.get_running_loop()
+        calls: list[object] = []
+        handing = loop.call_soon_threadsafe
+
+        def counted(callback, *args, **kwargs):
+            calls.append(callback)
+            return handing(callback, *args, **kwargs)
+
+        loop.call_soon_threadsafe = counted
+        with held(writer):
+            waited = [writer.submit_waited(*play_write(match_id, 0)) for match_id in match_ids]
+            waited.append(writer.submit_waited(*play_write("m0", 2)))  # out of order: refused alone
+            assert not any(future.done() for future in waited)
+        results = await asyncio.wait_for(asyncio.gather(*waited, return_exceptions=True), WAIT_S)
+        return results, calls
+
+    results, calls = asyncio.run(main())
+    assert results[:5] == [None] * 5 and len(calls) == 1
+    assert isinstance(results[5], StorageError) and "out of order" in str(results[5])
+    assert stored_plays(storage) == dict.fromkeys(match_ids, CARDS[:1])
+
+
+def test_a_write_waited_for_on_a_loop_and_given_up_before_its_batch_is_not_written(storage, writer):
+    dealt_matches(storage, 2)
+
+    async def main() -> None:
+        with held(writer):
+            kept, dropped = writer.submit_waited(*play_write("m0", 0)), writer.submit_waited(*play_write("m1", 0))
+            dropped.cancel()
+        assert await asyncio.wait_for(kept, WAIT_S) is None
+
+    asyncio.run(main())
+    assert stored_plays(storage) == {"m0": CARDS[:1]}
+
+
+def test_committing_on_the_loop_returns_once_stored_and_raises_what_the_write_met(storage):
+    dealt_matches(storage, 1)
+
+    async def main() -> None:
+        await storage.commit_play(match_id="m0", deal=0, play=0, card=CARDS[0], played_at=T0)
+        with pytest.raises(StorageError, match="out of order"):
+            await storage.commit_play(match_id="m0", deal=0, play=2, card=CARDS[2], played_at=T0)
+        await storage.commit_deal(match_id="m0", deal=1, dealer=DEAL["dealer"], hands=DEAL["hands"])
+        storage.close()
+        with pytest.raises(StorageError, match="storage is closed"):
+            await storage.commit_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0)
+
+    asyncio.run(main())
+    assert stored_plays(storage) == {"m0": CARDS[:1]}

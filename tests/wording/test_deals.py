@@ -5,6 +5,7 @@ import pytest
 from app.game import Card
 from app.game.summary import DealSummary
 from app.wording import deal_sentences
+from app.wording.language import speaking
 
 NAMES = ["Ana", "Ben", "Cy"]
 
@@ -69,3 +70,14 @@ def test_under_inverse_cucumber_the_card_whose_value_is_paid_is_named():
         "Ana scores 13 penalty points (the value of K♠), now on 13.",
         "Ben scores 13 penalty points (the value of K♠), now on 13.",
     ]
+
+
+def test_a_summary_said_again_follows_the_language_and_the_names_given():
+    said = summary(lives_lost=((2, 1, 12),))
+    english = deal_sentences(said, NAMES)
+    with speaking("sv"):
+        swedish = deal_sentences(said, NAMES)
+    assert swedish != english and deal_sentences(said, NAMES) == english
+    assert deal_sentences(said, ("Ana", "Ben", "Cyd"))[0] == "Cyd took the last trick with 8♠."
+    english.append("changed")
+    assert deal_sentences(said, NAMES)[-1] != "changed"

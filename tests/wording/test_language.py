@@ -158,3 +158,13 @@ def test_every_language_is_written_left_to_right_and_has_its_catalogue():
     for code in LANGUAGES:
         assert text_direction(code) == "ltr"
         assert translations(code) is translations(code)  # compiled once
+
+
+def test_a_number_said_once_in_one_language_is_said_anew_in_another():
+    # Numbers are kept once written; each language keeps its own, and a float stays apart from an int.
+    assert number(4321) == "4,321" and number(4321) == "4,321"
+    with speaking("da"):
+        assert number(4321) == "4.321"
+    with speaking("de"):
+        assert number(4321) == "4.321" and number(2.5) == "2,5"
+    assert number(4321) == "4,321" and number(2.0) == "2" and number(1.5) == "1.5"

@@ -6,6 +6,7 @@ from app.game import Card, InvalidCard, NotYourTurn, Refusal
 from app.game.refusals import REFUSALS, DealNotStarted, IllegalPlay
 from app.wording import error_message, refusal, unplayable
 from app.wording import refusals as wording
+from app.wording.language import speaking
 
 
 def cards(codes: str) -> tuple[Card, ...]:
@@ -41,6 +42,15 @@ def test_a_card_that_cannot_be_played_yet_says_what_to_wait_for():
     assert unplayable(Refusal("deal_not_started")) == "wait for the next deal"
     reason = Refusal("match_or_lowest", card=Card.parse("6D"), highest=Card.parse("9C"), lowest=cards("2S"))
     assert unplayable(reason) == refusal(reason)
+
+
+def test_a_reason_said_again_is_said_in_the_language_spoken_and_for_its_own_player():
+    reason = Refusal("not_your_turn", seat=0, player="Normal bot 2")
+    assert unplayable(reason) == "wait for your turn: it is Normal bot 2's turn"
+    with speaking("de"):
+        german = unplayable(reason)
+    assert german != unplayable(reason) and "2" in german
+    assert unplayable(Refusal("not_your_turn", seat=1, player="Ben")) == "wait for your turn: it is Ben's turn"
 
 
 def test_an_engine_error_for_people():

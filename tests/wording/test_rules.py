@@ -5,6 +5,7 @@ import pytest
 from app.game.rules import ACE_LEAD, FOLLOW, LAST_TRICK_TIE, OPTIONS, PENALTY_TO, PRESETS, Rules
 from app.wording import describe_preset, describe_rules, option_label, value_label
 from app.wording import rules as wording
+from app.wording.language import speaking
 
 
 def test_the_house_rules_in_words():
@@ -88,3 +89,20 @@ def test_a_number_is_its_own_label_unless_it_has_one():
     assert value_label("lives", 2) == "2"
     assert value_label("second_life_min_opponents", 1) == "1 (always)"
     assert value_label("second_life_min_opponents", 2) == "2"
+
+
+def test_the_rules_said_again_are_said_in_the_language_spoken_each_time():
+    rules = Rules(hand_size=4, threshold=30)
+    english = describe_rules(rules)
+    with speaking("da"):
+        danish = describe_rules(rules)
+    assert danish != english and describe_rules(rules) == english
+    with speaking("da"):
+        assert describe_rules(rules) == danish
+
+
+def test_changing_the_sentences_given_leaves_the_next_caller_its_own():
+    lines = describe_rules(Rules())
+    lines.append("something else")
+    lines[0] = "changed"
+    assert describe_rules(Rules())[0] != "changed" and "something else" not in describe_rules(Rules())
