@@ -1,0 +1,120 @@
+"""Pages are for everyone: every page and state a visitor meets passes the axe-core audit.
+
+One tour goes through the site as people meet it: the home page with all the rules options open,
+the rules, a room's lobby as its host and as a visitor (with the join form), the table mid-deal as
+the player whose turn it is and as a spectator, the finished match's summary, the list of
+matches, a finished match's page stepped through with its replay controls, the page of a room
+that does not exist, the take-seat page, and the site in Danish after choosing it with the
+language switcher. The tour runs in the light and dark colour schemes, on a desktop and on a
+390 px phone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, audit, play_until, sign_in, sync_pages
+from tests.e2e.test_languages import switch_language
+
+pytestmark = pytest.mark.e2e
+
+DESKTOP = {"viewport": {"width": 1366, "height": 768}}
+PHONE_390 = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True,
+             "has_touch": True}
+SCREENS = {"desktop": DESKTOP, "phone": PHONE_390}
+
+
+class Findings:
+    """The audit's findings over a tour: each line names the page and state it was found in."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.audited: list[str] = []
+
+    def check(self, tab: Tab, where: str, scope: str | None = None) -> None:
+        """Audit ``tab``'s page as it is now; remember what breaks, under ``where``."""
+        self.audited.append(where)
+        self.lines += [f"{where}: {line}" for line in audit(tab, scope)]
+
+
+def visit(open_tab: Any, label: str, scheme: str, screen: str) -> Tab:
+    """A new person's tab in ``scheme`` ("light" or "dark") on ``screen`` ("desktop" or "phone")."""
+    tab = open_tab(label, **SCREENS[screen])
+    tab.page.emulate_media(color_scheme=scheme)
+    return tab
+
+
+@pytest.mark.parametrize(("scheme", "screen"), [("light", "desktop"), ("dark", "desktop"),
+                                                ("light", "phone"), ("dark", "phone")])
+def test_every_page_and_state_passes_the_audit(open_tab, server: LiveServer, scheme: str, screen: str) -> None:
+    found = Findings()
+    ana = visit(open_tab, "Ana", scheme, screen)
+    ana.goto("/")
+    assert ana.page.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
+    ana.page.click("form details > summary")
+    assert ana.page.locator("form details[open]").count() == 1
+    found.check(ana, "home page, all options open")
+    ana.goto("/rules")
+    found.check(ana, "rules page")
+
+    host = server.post("/api/rooms", {"name": "Ana", "preset": "quick", "rules": {"match_length": 1}})
+    code = host["code"]
+    sign_in(ana, code, host["token"])
+    ana.goto(f"/r/{code}")
+    found.check(ana, "lobby, as its host")
+    visitor = visit(open_tab, "visitor", scheme, screen)
+    visitor.goto(f"/r/{code}")
+    assert visitor.page.locator("#join form").is_visible()
+    found.check(visitor, "lobby, as a visitor with the join form")
+
+    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
+    ana.page.click("#controls button.start")
+    server.wait_room(code, lambda now: now["state"]["phase"] == "playing" and now["state"]["turn"] is not None)
+    answer = play_until(server, code, {0: ana}, {1: ben}, lambda now: now["state"]["turn"] == 0,
+                        watchers=(visitor,))
+    assert ana.page.locator("#hand .card-button.playable").count() > 0
+    found.check(ana, "table, the player whose turn it is")
+    found.check(visitor, "table, a spectator")
+
+    answer = play_until(server, code, {0: ana}, {1: ben}, lambda now: now["state"]["phase"] == "finished",
+                        watchers=(visitor,))
+    sync_pages(server, code, [ana, visitor])
+    assert ana.page.locator("#summary").is_visible()
+    found.check(ana, "finished match, a player")
+    found.check(visitor, "finished match, a spectator")
+    ben.close()
+
+    match_id = answer["state"]["match_id"]
+    visitor.goto("/matches")
+    assert visitor.page.locator(f'a[href="/matches/{match_id}"]').count() >= 1
+    found.check(visitor, "matches list")
+    visitor.goto(f"/matches/{match_id}")
+    found.check(visitor, "finished match's page, hands as dealt")
+    for step in ("next-trick", "next-trick", "next-trick"):
+        visitor.page.click(f'[data-replay] button[data-step="{step}"]')
+    assert visitor.page.locator(".replay-trick .card").count() == 2
+    found.check(visitor, "finished match's page, the replay at the last trick")
+    visitor.page.click('[data-replay] button[data-step="last-deal"]')
+    visitor.page.focus('[data-replay] button[data-step="prev-trick"]')
+    found.check(visitor, "finished match's page, a replay control focused")
+
+    visitor.goto("/r/NOSUCH")
+    found.check(visitor, "missing room")
+    visitor.goto(f"/r/{code}/take")
+    found.check(visitor, "take-seat page")
+
+    switch_language(ana, "da")
+    assert ana.page.get_attribute("html", "lang") == "da"
+    found.check(ana, "finished match, a player, in Danish")
+    ana.goto("/")
+    ana.page.click("form details > summary")
+    found.check(ana, "home page in Danish, all options open")
+    ana.goto(f"/matches/{match_id}")
+    ana.page.click('[data-replay] button[data-step="next-trick"]')
+    found.check(ana, "finished match's page in Danish, replaying")
+
+    assert len(found.audited) == 17
+    assert found.lines == [], "\n".join(found.lines)
+    assert ana.problems() == [] and visitor.problems() == []
