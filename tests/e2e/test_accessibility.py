@@ -100,8 +100,9 @@ def test_every_page_and_state_passes_the_audit(open_tab, server: LiveServer, sch
     visitor.page.focus('[data-replay] button[data-step="prev-trick"]')
     found.check(visitor, "finished match's page, a replay control focused")
 
-    visitor.goto("/r/NOSUCH")
-    found.check(visitor, "missing room")
+    lost = visit(open_tab, "lost", scheme, screen)
+    lost.goto("/r/NOSUCH")
+    found.check(lost, "missing room")
     visitor.goto(f"/r/{code}/take")
     found.check(visitor, "take-seat page")
 
@@ -118,3 +119,5 @@ def test_every_page_and_state_passes_the_audit(open_tab, server: LiveServer, sch
     assert len(found.audited) == 17
     assert found.lines == [], "\n".join(found.lines)
     assert ana.problems() == [] and visitor.problems() == []
+    # The missing room's page answers 404, as it should, and the browser says so; nothing else went wrong.
+    assert all("404" in line for line in lost.problems()), lost.problems()
