@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from app.wording.language import LANGUAGES
 from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, audit, play_until, sign_in, sync_pages
 from tests.e2e.test_languages import switch_language
 
@@ -124,3 +125,37 @@ def test_every_page_and_state_passes_the_audit(open_tab, server: LiveServer, sch
     assert ana.problems() == [] and visitor.problems() == []
     # The missing room's page answers 404, as it should, and the browser says so; nothing else went wrong.
     assert all("404" in line for line in lost.problems()), lost.problems()
+
+
+def test_the_table_and_the_replay_pass_the_audit_in_every_language(open_tab, server: LiveServer) -> None:
+    """Words differ in length and in what they say: a button named in one language by words that its
+    visible text lacks, or a label that runs over its neighbour, shows up in another language only."""
+    found = Findings()
+    host = server.post("/api/rooms", {"name": "Ana", "preset": "quick", "rules": {"match_length": 1}})
+    code = host["code"]
+    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
+    ana = open_tab("Ana", **DESKTOP)
+    sign_in(ana, code, host["token"])
+    ana.goto(f"/r/{code}")
+    ana.page.click("#controls button.start")
+    server.wait_room(code, lambda now: now["state"]["phase"] == "playing" and now["state"]["turn"] is not None)
+    play_until(server, code, {0: ana}, {1: ben}, lambda now: now["state"]["turn"] == 0)
+    languages = [code_ for code_ in LANGUAGES if code_ != "en"]
+    for language in languages:
+        switch_language(ana, language)
+        assert ana.page.get_attribute("html", "lang") == language
+        assert ana.page.locator("#hand .card-button.playable").count() > 0
+        found.check(ana, f"table, the player whose turn it is, in {language}")
+    answer = play_until(server, code, {0: ana}, {1: ben}, lambda now: now["state"]["phase"] == "finished")
+    ben.close()
+    for language in languages:
+        ana.goto("/")
+        switch_language(ana, language)
+        ana.page.click("form details > summary")
+        found.check(ana, f"home page, all options open, in {language}")
+        ana.goto(f"/matches/{answer['state']['match_id']}")
+        ana.page.click('[data-replay] button[data-step="next-trick"]')
+        found.check(ana, f"finished match's page, replaying, in {language}")
+    assert len(found.audited) == 3 * len(languages)
+    assert found.lines == [], "\n".join(found.lines)
+    assert ana.problems() == []
