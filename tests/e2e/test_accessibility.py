@@ -159,3 +159,32 @@ def test_the_table_and_the_replay_pass_the_audit_in_every_language(open_tab, ser
     assert len(found.audited) == 3 * len(languages)
     assert found.lines == [], "\n".join(found.lines)
     assert ana.problems() == []
+
+
+@pytest.mark.parametrize(("scheme", "who"), [("light", "Ana"), ("dark", "Ana"), ("dark", "watcher")])
+def test_the_deal_summary_between_deals_passes_the_audit(open_tab, slow_server: LiveServer, scheme: str,
+                                                          who: str) -> None:
+    """The summary shown in the pause between two deals (2.5 s on this server: time for one audit), for
+    the player on a phone or for a spectator on a desktop."""
+    server = slow_server
+    found = Findings()
+    host = server.post("/api/rooms", {"name": "Ana", "preset": "quick", "rules": {"match_length": 2}})
+    code = host["code"]
+    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
+    ana = open_tab("Ana", live=server, **PHONE_390)
+    ana.page.emulate_media(color_scheme=scheme)
+    sign_in(ana, code, host["token"])
+    ana.goto(f"/r/{code}")
+    watcher = open_tab("watcher", live=server, **DESKTOP)
+    watcher.page.emulate_media(color_scheme=scheme)
+    watcher.goto(f"/r/{code}")
+    ana.page.click("#controls button.start")
+    server.wait_room(code, lambda now: now["state"]["phase"] == "playing" and now["state"]["turn"] is not None)
+    play_until(server, code, {0: ana}, {1: ben}, lambda now: now["state"]["turn"] is None, watchers=(watcher,))
+    tab = ana if who == "Ana" else watcher
+    assert tab.page.get_attribute("#status", "data-stage") == "deal_over"
+    assert tab.page.locator("#summary .summary-lines li").count() >= 1
+    found.check(tab, f"deal summary between deals, {tab.label}")
+    ben.close()
+    assert found.lines == [], "\n".join(found.lines)
+    assert ana.problems() == [] and watcher.problems() == []
