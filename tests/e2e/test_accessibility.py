@@ -5,8 +5,9 @@ the rules, a room's lobby as its host and as a visitor (with the join form), the
 the player whose turn it is and as a spectator, the finished match's summary, the list of
 matches, a finished match's page stepped through with its replay controls, the page of a room
 that does not exist, the take-seat page, and the site in Danish after choosing it with the
-language switcher. The tour runs in the light and dark colour schemes, on a desktop and on a
-390 px phone.
+language switcher. The tour runs light on a desktop and dark on a 390 px phone; the deal summary
+between deals is audited light on the phone and dark on a desktop, so that the module meets all
+four and stays quick. The table, the home page and the replay are audited in every language.
 """
 
 from __future__ import annotations
@@ -50,8 +51,7 @@ def visit(open_tab: Any, label: str, scheme: str, screen: str) -> Tab:
     return tab
 
 
-@pytest.mark.parametrize(("scheme", "screen"), [("light", "desktop"), ("dark", "desktop"),
-                                                ("light", "phone"), ("dark", "phone")])
+@pytest.mark.parametrize(("scheme", "screen"), [("light", "desktop"), ("dark", "phone")])
 def test_every_page_and_state_passes_the_audit(open_tab, server: LiveServer, scheme: str, screen: str) -> None:
     found = Findings()
     ana = visit(open_tab, "Ana", scheme, screen)
@@ -161,7 +161,7 @@ def test_the_table_and_the_replay_pass_the_audit_in_every_language(open_tab, ser
     assert ana.problems() == []
 
 
-@pytest.mark.parametrize(("scheme", "who"), [("light", "Ana"), ("dark", "Ana"), ("dark", "watcher")])
+@pytest.mark.parametrize(("scheme", "who"), [("light", "Ana"), ("dark", "watcher")])
 def test_the_deal_summary_between_deals_passes_the_audit(open_tab, slow_server: LiveServer, scheme: str,
                                                           who: str) -> None:
     """The summary shown in the pause between two deals (2.5 s on this server: time for one audit), for
