@@ -402,7 +402,14 @@ def audit(tab: Tab, scope: str | None = None) -> list[str]:
         raise AssertionError(f"axe-core is not installed: run `npm install` in {E2E}")
     if not tab.page.evaluate("() => typeof window.axe === 'object'"):
         tab.page.evaluate(AXE_SCRIPT.read_text() + "\n;undefined")
+    # A card still moving to the table is half transparent: audit the page as it comes to rest.
+    tab.page.evaluate(SETTLED_JS)
     return list(tab.page.evaluate(AXE_RUN_JS, scope))
+
+
+SETTLED_JS = """() => Promise.all(document.getAnimations()
+  .filter(a => isFinite(a.effect?.getComputedTiming().endTime)).map(a => a.finished.catch(() => null)))"""
+"""Waits for the page's finite animations (cards in motion) to end."""
 
 
 UNNAMED_JS = """() => [...document.querySelectorAll('main button, main a[href], main [role=img]')]

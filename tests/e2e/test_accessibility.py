@@ -38,9 +38,6 @@ class Findings:
     def check(self, tab: Tab, where: str, scope: str | None = None) -> None:
         """Audit ``tab``'s page as it is now; remember what breaks, under ``where``."""
         self.audited.append(where)
-        # A card still moving to the table is half transparent: audit the page as it comes to rest.
-        tab.page.evaluate("() => Promise.all(document.getAnimations().filter(a => isFinite("
-                          "a.effect?.getComputedTiming().endTime)).map(a => a.finished.catch(() => null)))")
         self.lines += [f"{where}: {line}" for line in audit(tab, scope)]
 
 
