@@ -243,7 +243,10 @@ class AppProcess:
         return self.process is not None and self.process.poll() is None
 
     def start(self) -> None:
-        """Start the process (without waiting for it: see :meth:`wait_ready`)."""
+        """Start the process (without waiting for it: see :meth:`wait_ready`); raises ``RuntimeError``
+        while it runs."""
+        if self.alive:
+            raise RuntimeError(f"{self.name} runs already")
         with open(self.log, "ab") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
