@@ -41,6 +41,8 @@ RECONNECT_CODES = {1006, 1011, 1012, 1013}
 """Close codes after which docs/protocol.md says to reconnect."""
 
 Fingerprint = tuple[Any, ...]
+CLOCK = time.monotonic()
+"""Where the times in problems and failover figures count from (seconds of ``time.monotonic()``)."""
 
 
 def cards_played(state: dict[str, Any]) -> int:
@@ -106,15 +108,16 @@ class Player:
         """The last play sent: its moment and card, sent again if a new socket finds the same moment."""
         self.socket: Any = None
         self.state: dict[str, Any] | None = None
+        self.attempt = 0
+        """Connections in a row that closed before a state came: the pause before the next grows with it."""
 
     async def run(self) -> None:
         """Keep a socket open until the table is done, reconnecting after any close."""
-        attempt = 0
         while not self.table.done.is_set():
             try:
                 async with connect(self.table.socket_url, open_timeout=5, close_timeout=1, ping_interval=5,
                                    ping_timeout=10, max_size=2**20) as socket:
-                    self.socket, self.connections, attempt = socket, self.connections + 1, 0
+                    self.socket, self.connections = socket, self.connections + 1
                     on_socket: dict[str, Any] = {"version": -1, "sent": set()}
                     hello: dict[str, Any] = {"type": "hello", "lang": "en"}
                     if self.token:
@@ -142,8 +145,8 @@ class Player:
             self.table.closes[code] += 1
             if isinstance(code, int) and code not in RECONNECT_CODES and code != 1000:
                 self.table.problem(f"seat {self.seat}: socket closed with {code}, which says not to reconnect")
-            attempt += 1
-            await asyncio.sleep(self.rng.uniform(0, min(2.0, 0.1 * 2 ** attempt)))
+            self.attempt += 1
+            await asyncio.sleep(self.rng.uniform(0, min(2.0, 0.1 * 2 ** self.attempt)))
 
     async def _read(self, socket: Any, on_socket: dict[str, Any]) -> None:
         async for text in socket:
@@ -160,6 +163,7 @@ class Player:
         elif version < self.last_version:
             table.problem(f"seat {self.seat}: version {version} on a new socket after {self.last_version}")
         on_socket["version"] = version
+        self.attempt = 0
         self.last_version = max(self.last_version, version)
         self.state = state
         table.saw(version, state)
@@ -243,7 +247,7 @@ class Table:
     def problem(self, text: str) -> None:
         """Keep a broken promise of the server, to be reported at the end."""
         if len(self.problems) < 20:
-            self.problems.append(f"{self.code}: {text}")
+            self.problems.append(f"{self.code} at {time.monotonic() - CLOCK:.1f} s: {text}")
 
     def saw(self, version: int, state: dict[str, Any]) -> None:
         """Take a state any socket received: one version must be one state for everyone."""
@@ -253,6 +257,8 @@ class Table:
             before, now = json.loads(earlier), json.loads(public)
             keys = sorted(key for key in now if now[key] != before.get(key))
             self.problem(f"two different states for version {version} (they differ in {', '.join(keys)})")
+        if self.done.is_set():
+            return  # a match the host started just before the table stopped is not played out
         if state["match_id"] is not None:
             self.matches.add(state["match_id"])
             moment = (state["match_id"], state["deal"], cards_played(state), state["phase"])

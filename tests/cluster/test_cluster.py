@@ -26,7 +26,7 @@ import pytest
 
 from bench.cluster import Cluster
 from tests.cluster.ownership import current_owners, ownership_problems
-from tests.cluster.players import Failover, Table, fetch_records, open_tables, record_problems
+from tests.cluster.players import CLOCK, Failover, Table, fetch_records, open_tables, record_problems
 
 pytestmark = [pytest.mark.cluster, pytest.mark.postgres]
 
@@ -131,7 +131,8 @@ def figures(route: str, seed: int, tables: list[Table], failovers: list[Failover
     for number, failover in enumerate(failovers, 1):
         times = sorted(failover.seconds.values())
         summary = (f"median {statistics.median(times):.2f} s, max {times[-1]:.2f} s" if times else "no table moved")
-        lines.append(f"  failover {number}: {failover.how} {failover.process}, {len(failover.tables)} tables: "
+        lines.append(f"  failover {number} at {failover.at - CLOCK:.1f} s: {failover.how} {failover.process}, "
+                     f"{len(failover.tables)} tables: "
                      f"kill to next accepted play {summary} (target <= 10 s)")
     closes: Counter[object] = Counter()
     errors: Counter[str] = Counter()
