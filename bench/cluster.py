@@ -229,6 +229,8 @@ class AppProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**env, "CUCUMBER_PROCESS_NAME": name}
         self.process: subprocess.Popen[bytes] | None = None
+        self.signalled_at = 0.0
+        """When :meth:`kill` or :meth:`terminate` last sent its signal (``time.monotonic()``)."""
         self.lives: list[tuple[int, float, float | None]] = []
         """``(pid, started, ended)`` of each run, in ``time.time()`` seconds (``ended`` ``None`` while it runs)."""
 
@@ -281,6 +283,7 @@ class AppProcess:
     def kill(self) -> None:
         """``kill -9``: no shutdown, no handover."""
         assert self.process is not None
+        self.signalled_at = time.monotonic()
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(10)
         self._ended()
@@ -290,7 +293,7 @@ class AppProcess:
         seconds it took. Raises ``subprocess.TimeoutExpired`` after ``timeout`` seconds (the process is
         then killed)."""
         assert self.process is not None
-        started = time.monotonic()
+        started = self.signalled_at = time.monotonic()
         self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(timeout)

@@ -175,6 +175,7 @@ class Player:
             moment = ("start", state["match_id"])
             if moment not in on_socket["sent"]:
                 on_socket["sent"].add(moment)
+                table.last_sent = time.monotonic()
                 await socket.send(json.dumps({"type": "start"}))
         await self._play(socket, on_socket, state)
 
@@ -195,6 +196,7 @@ class Player:
         if self.table.think:
             await asyncio.sleep(self.table.think)
         match_id, deal, played = moment
+        self.table.last_sent = time.monotonic()
         with contextlib.suppress(ConnectionClosed):
             await socket.send(json.dumps({"type": "play", "card": card, "match": match_id, "deal": deal,
                                           "played": played}))
@@ -215,6 +217,7 @@ class Player:
         assert state is not None
         if self.seat == 0 and state["phase"] in ("lobby", "finished") and self.table.may_start():
             on_socket["sent"].add(("start", state["match_id"]))
+            self.table.last_sent = time.monotonic()
             await socket.send(json.dumps({"type": "start"}))
         await self._play(socket, on_socket, state)
 
@@ -235,9 +238,16 @@ class Table:
         self.closes: Counter[Any] = Counter()
         self.resent = 0
         self.moments: set[tuple[Any, ...]] = set()
-        self.moved_at: list[tuple[float, tuple[Any, ...]]] = []
-        """``(time.monotonic(), moment)`` of each moment of play the first time any socket saw it."""
+        self.last_sent = 0.0
+        """When a player of the table last sent a play or a start (``time.monotonic()``)."""
+        self.moved_at: list[tuple[float, float, tuple[Any, ...]]] = []
+        """``(time.monotonic(), last_sent, moment)`` of each moment of play the first time any socket saw it:
+        when, and when the play (or start) that made it was sent at the latest (one seat moves at a time)."""
         self.matches: set[str] = set()
+        self.first_seen: dict[str, float] = {}
+        """When each match was first seen (seconds from :data:`CLOCK`)."""
+        self.last_seen: dict[str, tuple[int, str, int, int]] = {}
+        """The last state seen of each match: version, phase, deal, cards played."""
         self.finished: dict[str, dict[str, Any]] = {}
 
     def may_start(self) -> bool:
@@ -260,11 +270,14 @@ class Table:
         if self.done.is_set():
             return  # a match the host started just before the table stopped is not played out
         if state["match_id"] is not None:
+            if state["match_id"] not in self.matches:
+                self.first_seen[state["match_id"]] = time.monotonic() - CLOCK
             self.matches.add(state["match_id"])
+            self.last_seen[state["match_id"]] = (version, state["phase"], state["deal"], cards_played(state))
             moment = (state["match_id"], state["deal"], cards_played(state), state["phase"])
             if moment not in self.moments:
                 self.moments.add(moment)
-                self.moved_at.append((time.monotonic(), moment))
+                self.moved_at.append((time.monotonic(), self.last_sent, moment))
             if state["phase"] == "finished":
                 self.finished[state["match_id"]] = state
                 if self.stopping:
@@ -280,8 +293,10 @@ class Table:
             self.done.set()
 
     def moved_since(self, at: float) -> float | None:
-        """Seconds from ``at`` to the first new moment of play seen after it, or ``None`` (none yet)."""
-        return next((when - at for when, _ in self.moved_at if when > at), None)
+        """Seconds from ``at`` to the first new moment of play made by a play (or start) sent after
+        ``at``, or ``None`` (none yet). A state of a play sent before ``at`` that arrives later was on
+        its way already, and does not count."""
+        return next((when - at for when, sent, _ in self.moved_at if sent >= at), None)
 
     def sockets_open(self) -> int:
         """How many of the table's sockets are open now."""
@@ -336,7 +351,8 @@ def record_problems(table: Table, records: dict[str, Any]) -> list[str]:
     for match_id in sorted(table.matches):
         record = records.get(match_id)
         if not isinstance(record, dict):
-            problems.append(f"{table.code}: match {match_id} has no record: {record}")
+            problems.append(f"{table.code}: match {match_id} (first seen at {table.first_seen[match_id]:.1f} s, last "
+                            f"as (version, phase, deal, played) {table.last_seen[match_id]}) has no record: {record}")
             continue
         outcome = check_record(record)
         if not outcome.get("ok") or not outcome["finished"]:

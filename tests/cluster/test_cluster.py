@@ -68,11 +68,11 @@ async def stop_an_owner(cluster: Cluster, tables: list[Table], how: str, rng: ra
     alive = [app for app in cluster.apps if app.alive]
     victim = cluster.app_named(owners.get(chosen.code, "")) or rng.choice(alive)
     owned = [table for table in tables if cluster.app_named(owners.get(table.code, "")) is victim]
-    failover = Failover(how, victim.name, time.monotonic(), owned if owners else list(tables))
     if how == "kill":
         await asyncio.to_thread(victim.kill)
     else:
         await asyncio.to_thread(victim.terminate)
+    failover = Failover(how, victim.name, victim.signalled_at, owned if owners else list(tables))
     if not any(app.alive for app in cluster.apps):  # a cluster of one: nobody else can take the rooms
         await asyncio.to_thread(cluster.restart, victim)
     return failover
