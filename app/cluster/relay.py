@@ -37,6 +37,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.cluster.leases import inbox
 from app.identity import normalise_code
+from app.rooms.errors import ErrorCode
+from app.wording.errors import problem
+from app.wording.language import DEFAULT_LANGUAGE, negotiate, speaking
 
 log = logging.getLogger(__name__)
 
@@ -271,11 +274,13 @@ class Relay:
                 await send({"type": "http.response.start", "status": reply["status"], "headers": headers})
                 await send({"type": "http.response.body", "body": _unb64(reply["body"]) or b""})
                 return
+        asked = dict(scope["headers"]).get(b"accept-language", b"").decode("latin-1")
+        with speaking(negotiate(asked) or DEFAULT_LANGUAGE):
+            words = str(problem("room_moving"))
         await send({"type": "http.response.start", "status": 503,
                     "headers": [(b"content-type", b"application/json"), (b"retry-after", b"1")]})
         await send({"type": "http.response.body",
-                    "body": json.dumps({"error": "room_moving", "message": "the room is moving to another "
-                                        "server process; try again in a moment"}).encode()})
+                    "body": json.dumps({"error": ErrorCode.ROOM_MOVING, "message": words}).encode()})
 
     async def _route(self, code: str) -> str | None:
         """Where room ``code`` is served: another process's id, or ``None`` for here (also when Redis fails:
