@@ -31,14 +31,14 @@ LEASE = {"lease_seconds": 2, "lease_renew_seconds": 0.5}
 
 @pytest.fixture
 def cluster(postgres_server: str, redis_server: str, redis_prefix: str, tmp_path: Path,
-            request: pytest.FixtureRequest) -> Iterator[tuple[Callable[[str], Server], str]]:
+            request: pytest.FixtureRequest) -> Iterator[tuple[Callable[..., Server], str]]:
     """A way to start cluster processes by name on a database of the test's own, and that database's URL."""
     servers: list[Server] = []
     with fresh_database("postgres", tmp_path, request) as url:
 
-        def start(name: str) -> Server:
+        def start(name: str, **settings: Any) -> Server:
             server = Server(url, tmp_path / f"{name}.log", redis_url=redis_server, redis_prefix=redis_prefix,
-                            process_name=name, **LEASE)
+                            process_name=name, **(LEASE | settings))
             servers.append(server)
             server.start()
             return server
@@ -243,3 +243,38 @@ def test_a_room_whose_owner_does_not_answer_is_moving_and_a_room_nobody_holds_is
     assert second.get(f"/api/rooms/{code}").json()["state"]["seats"][1]["name"] == "Ben"  # taken here
     assert [epoch for epoch, _ in owners(url, code)] == [1, 2] and owners(url, code)[1][1] == process_of(second)
     assert Client(second, code, tokens[1]).state["you"]["seat"] == 1
+
+
+def test_a_room_in_play_whose_owner_died_is_taken_by_another_process_where_bots_and_away_players_play_on(cluster):
+    """Another process finds the room orphaned and takes it before anyone comes back; there the table's bot
+    plays its turns and a bot stands in for the player who never came back."""
+    start, url = cluster
+    timing = {"away_grace_seconds": 1, "bot_delay_seconds": 0.2}
+    first, second = start("first", **timing), start("second", **timing)
+    code, tokens = open_table(first, ["Ana", "Ben"])
+    ana, ben = Client(first, code, tokens[0]), Client(second, code, tokens[1])
+    ana.send({"type": "add_bot", "strength": "easy"})
+    ana.until(lambda s: len(s["seats"]) == 3)
+    ana.send({"type": "start"})
+    ana.until(lambda s: s["phase"] == "playing")
+    first_process = process_of(first)
+    first.kill()
+    assert ben.close_code(timeout=30) == 1012
+    deadline = time.monotonic() + 30
+    while second.get("/healthz").json()["rooms"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)  # nobody has come back: the second process takes the room in play by itself
+    assert owners(url, code) == [(1, first_process), (2, process_of(second))]
+
+    ben = Client(second, code, tokens[1])
+    played_by: set[int] = set()
+    rng = random.Random(3)
+    while len(played_by) < 3 and time.monotonic() < deadline:
+        state = ben.next_state()
+        played_by |= {play["seat"] for play in state["trick"]}
+        if state["phase"] == "finished":
+            break
+        if state["turn"] == 1 and state["you"]["legal"]:
+            ben.send({"type": "play", "card": rng.choice(state["you"]["legal"])})
+    assert played_by == {0, 1, 2}  # Ana's stand-in, Ben and the bot, all on the second process
+    assert state["seats"][0]["away"] is True
+    assert [epoch for epoch, _ in owners(url, code)] == [1, 2]
