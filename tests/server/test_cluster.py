@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 import redis
+from websockets.sync.client import connect
 
 from app.cluster.leases import room_key
 from app.game.record import replay
@@ -278,3 +279,20 @@ def test_a_room_in_play_whose_owner_died_is_taken_by_another_process_where_bots_
     assert played_by == {0, 1, 2}  # Ana's stand-in, Ben and the bot, all on the second process
     assert state["seats"][0]["away"] is True
     assert [epoch for epoch, _ in owners(url, code)] == [1, 2]
+
+
+def test_the_table_page_and_its_socket_work_through_a_process_that_does_not_own_the_room(cluster):
+    start, _ = cluster
+    owner, other = start("owner"), start("other")
+    code, tokens = open_table(owner, ["Ana", "Ben"])
+    cookie = {"Cookie": f"cucumber_{code}={tokens[1]}"}
+    page = httpx.get(f"{other.base}/r/{code}", headers=cookie, timeout=10)
+    assert page.status_code == 200 and "content-security-policy" in page.headers
+    assert f'ws-connect="/r/{code}/ws"' in page.text
+    with connect(f"ws://127.0.0.1:{other.port}/r/{code}/ws", additional_headers=cookie, open_timeout=10) as socket:
+        regions = socket.recv(timeout=10)
+        assert 'id="hand"' in regions and 'id="seats"' in regions
+        assert other.get("/healthz").json()["relayed_sockets"] == 1
+    form = httpx.post(f"{other.base}/r/{code}/join", data={"name": "Cy"}, timeout=10)  # a form, relayed
+    assert form.status_code == 303 and f"cucumber_{code}=" in form.headers["set-cookie"]
+    assert [seat["name"] for seat in owner.get(f"/api/rooms/{code}").json()["state"]["seats"]] == ["Ana", "Ben", "Cy"]
