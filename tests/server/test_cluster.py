@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import signal
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ from app.cluster.leases import room_key
 from app.game.record import replay
 from app.storage import Storage
 from tests.conftest import fresh_database
-from tests.server.conftest import Client, Server
+from tests.server.conftest import Client, Server, free_port
 from tests.server.test_restart import Table, comparable, open_table
 
 pytestmark = [pytest.mark.server]
@@ -296,3 +297,43 @@ def test_the_table_page_and_its_socket_work_through_a_process_that_does_not_own_
     form = httpx.post(f"{other.base}/r/{code}/join", data={"name": "Cy"}, timeout=10)  # a form, relayed
     assert form.status_code == 303 and f"cucumber_{code}=" in form.headers["set-cookie"]
     assert [seat["name"] for seat in owner.get(f"/api/rooms/{code}").json()["state"]["seats"]] == ["Ana", "Ben", "Cy"]
+
+
+def test_a_cluster_process_needs_redis_to_start_and_is_not_ready_while_redis_is_down(postgres_server, tmp_path,
+                                                                                       request, redis_server):
+    port = free_port()
+    redis_command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    with fresh_database("postgres", tmp_path, request) as url:
+        server = Server(url, tmp_path / "alone.log", redis_url=f"redis://127.0.0.1:{port}/0", **LEASE)
+        with pytest.raises(RuntimeError, match="exited"):
+            server.start()  # no Redis there
+        assert server.process.returncode == 3 and "Redis at redis://127.0.0.1" in server.log.read_text()
+        own_redis = subprocess.Popen(redis_command, stdout=subprocess.DEVNULL)
+        try:
+            wait_for(lambda: redis.Redis(port=port).ping())
+            server.start()
+            assert server.get("/readyz").json() == {"ready": True, "process": process_of(server), "mode": "cluster"}
+            own_redis.terminate()
+            own_redis.wait(10)
+            wait_for(lambda: server.get("/readyz").status_code == 503)
+            assert server.get("/readyz").json()["reason"] == "redis"
+            assert server.get("/healthz").status_code == 200  # alive all the same
+            own_redis = subprocess.Popen(redis_command, stdout=subprocess.DEVNULL)
+            wait_for(lambda: server.get("/readyz").status_code == 200)
+        finally:
+            server.stop()
+            own_redis.terminate()
+            own_redis.wait(10)
+
+
+def wait_for(check: Callable[[], Any], seconds: float = 20) -> None:
+    """Wait until ``check()`` is true (an exception counts as false); fails after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except (redis.RedisError, httpx.HTTPError):
+            pass
+        time.sleep(0.1)
+    raise AssertionError("the condition never held")
