@@ -272,6 +272,7 @@ class Node:
             "rooms": len(self.registry.rooms),
             "sockets": sum(len(room.connections) for room in rooms),
             "relayed_sockets": 0 if self.relay is None else len(self.relay.relayed),
+            "hosted_sockets": 0 if self.relay is None else len(self.relay.hosted),
             "draining": self.draining,
         }
 

@@ -450,6 +450,9 @@ class Relay:
                 out = {"k": "ws_send", "text": sent.get("text"), "bytes": _b64(sent.get("bytes"))}
             elif kind == "websocket.close":
                 out = {"k": "ws_close", "code": sent.get("code", 1000)}
+                # The relaying process closes the client's socket; the app's next receive hears it closed, as
+                # it would hear the client's answer to a close of its own.
+                tunnel.inbox.put_nowait({"k": "ws_gone", "code": sent.get("code", 1000)})
             else:
                 return
             try:

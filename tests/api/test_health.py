@@ -103,7 +103,8 @@ def test_healthz_names_the_process_and_counts_its_rooms_and_sockets(client):
     code, tokens = open_room(client, ["Ana"])
     before = client.get("/healthz").json()
     assert before["status"] == "ok" and before["mode"] == "single" and before["process"]
-    assert (before["rooms"], before["sockets"], before["relayed_sockets"], before["draining"]) == (1, 0, 0, False)
+    assert (before["rooms"], before["sockets"], before["relayed_sockets"], before["hosted_sockets"],
+            before["draining"]) == (1, 0, 0, 0, False)
     Peer(client, code, tokens[0])
     deadline = time.monotonic() + 5
     while client.get("/healthz").json()["sockets"] != 1 and time.monotonic() < deadline:

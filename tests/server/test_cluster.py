@@ -134,7 +134,7 @@ def test_a_player_relayed_through_another_process_plays_a_whole_match_seeing_wha
     local = Client(owner, code, ben)  # the same player in a second tab, on the owner
     table = table_of(owner, code, [Client(owner, code, ana), relayed, Client(owner, code, cy)], seed=9)
     assert other.get("/healthz").json()["relayed_sockets"] == 1
-    assert owner.get("/healthz").json()["sockets"] == 4
+    assert (owner.get("/healthz").json()["sockets"], owner.get("/healthz").json()["hosted_sockets"]) == (4, 1)
     table.clients[0].send({"type": "start"})
     table.latest()
     mark = table.clients[0].version
@@ -151,6 +151,9 @@ def test_a_player_relayed_through_another_process_plays_a_whole_match_seeing_wha
     assert relayed.frames[relayed_from:] == local.frames[local_from:]
     assert relayed.state["you"]["seat"] == 1 and relayed.state["phase"] == "finished"
     assert owners(url, code) == [(1, process_of(owner))]
+    relayed.close()
+    wait_for(lambda: owner.get("/healthz").json()["hosted_sockets"] == 0)
+    assert other.get("/healthz").json()["relayed_sockets"] == 0
 
 
 def test_a_frozen_owner_loses_its_room_its_late_play_is_refused_and_its_sockets_are_closed(cluster):
