@@ -78,39 +78,6 @@ def http_json(url: str, *, method: str = "GET", body: Any = None, timeout: float
 # ---------------------------------------------------------------------- what the machine has
 
 
-def postgres_unreachable(url: str) -> str | None:
-    """Why the PostgreSQL server at ``url`` cannot be used, or ``None``."""
-    from sqlalchemy import create_engine, make_url
-    from sqlalchemy.exc import SQLAlchemyError
-    from sqlalchemy.pool import NullPool
-
-    engine = create_engine(url, poolclass=NullPool, connect_args={"connect_timeout": 3})
-    try:
-        with engine.connect():
-            return None
-    except SQLAlchemyError as error:
-        detail = str(getattr(error, "orig", error)).strip().splitlines()[0]
-        return f"PostgreSQL is not reachable at {make_url(url).render_as_string()}: {detail}"
-    finally:
-        engine.dispose()
-
-
-def redis_unreachable(url: str) -> str | None:
-    """Why the Redis server at ``url`` cannot be used, or ``None``."""
-    try:
-        import redis
-    except ImportError:
-        return "the redis package is not installed (pip install -e '.[test]')"
-    client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
-    try:
-        client.ping()
-        return None
-    except redis.RedisError as error:
-        return f"Redis is not reachable at {url}: {error}"
-    finally:
-        client.close()
-
-
 def nginx_binary() -> str | None:
     """The path of nginx (``$PATH``, then Debian's ``/usr/sbin``), or ``None``."""
     found = shutil.which("nginx")

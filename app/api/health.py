@@ -18,8 +18,9 @@ router = APIRouter()
 @router.get("/healthz")
 async def healthz(node: NodeDep) -> dict[str, Any]:
     """200 while the server runs, with ``{"status": "ok", "version", "process", "mode", "rooms", "sockets",
-    "relayed_sockets", "draining"}``: this process's id, ``single`` or ``cluster``, the rooms it holds,
-    the sockets of those rooms (relayed ones included), the sockets it relays to other processes."""
+    "relayed_sockets", "hosted_sockets", "draining"}``: this process's id, ``single`` or ``cluster``, the
+    rooms it holds, the sockets of those rooms (relayed ones included), the sockets it relays to other
+    processes, the sockets other processes relay to it."""
     return {"status": "ok", "version": __version__, **node.health()}
 
 

@@ -190,16 +190,21 @@ class Node:
             log.warning("could not list the rooms in play: %s", error)
             return
         for code, owner in (await self.leases.owners_of(codes)).items():
-            if (owner is None and len(self.registry.rooms) < self.settings.max_rooms
-                    and await self.claim(code) is not None):
-                log.info("room %s: taken over (nobody held it)", code)
+            if owner is not None or len(self.registry.rooms) >= self.settings.max_rooms:
+                continue
+            try:
+                if await self.claim(code) is not None:
+                    log.info("room %s: taken over (nobody held it)", code)
+            except StorageUnavailable:
+                return  # the database is down: the next sweep tries again
 
     # ------------------------------------------------------------------ where rooms are served
 
     async def claim(self, code: str) -> Room | None:
         """Take stored open room ``code`` for this process if nobody holds it: its lease, then its epoch
         and its state from the database. Returns the room (held here), or ``None`` when another process
-        holds it, there is no such room, or this process takes no rooms now. Raises ``RedisError``."""
+        holds it, there is no such room, or this process takes no rooms now. Raises ``RedisError``, and
+        :class:`StorageUnavailable` when the database fails (the lease is released then)."""
         room = self.registry.rooms.get(code)
         if room is not None:
             return room
@@ -214,11 +219,10 @@ class Node:
             if self.registry.accepting and await self.leases.acquire(code):
                 try:
                     room = await self.registry.take(code)
-                except StorageUnavailable:
-                    room = None
-                if room is None:
-                    await self.leases.release(code)
-                else:
+                finally:
+                    if code not in self.registry.rooms:
+                        await self.leases.release(code)
+                if room is not None:
                     log.info("room %s: taken at epoch %s", code, self.registry.epoch_of(code))
         finally:
             claim.set_result(room)
@@ -227,7 +231,8 @@ class Node:
 
     async def route(self, code: str) -> str | None:
         """Where room ``code``'s traffic goes: another process's id (it holds the room), or ``None``:
-        here (this process holds it, has just taken it, or nobody can: no such room). Raises ``RedisError``."""
+        here (this process holds it, has just taken it, or nobody can: no such room). Raises ``RedisError``
+        and :class:`StorageUnavailable` when they fail."""
         if code in self.registry.rooms:
             return None
         if code in self._claims:
@@ -272,6 +277,7 @@ class Node:
             "rooms": len(self.registry.rooms),
             "sockets": sum(len(room.connections) for room in rooms),
             "relayed_sockets": 0 if self.relay is None else len(self.relay.relayed),
+            "hosted_sockets": 0 if self.relay is None else len(self.relay.hosted),
             "draining": self.draining,
         }
 

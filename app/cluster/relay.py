@@ -37,6 +37,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.cluster.leases import inbox
 from app.identity import normalise_code
+from app.rooms.errors import ErrorCode, RoomError
+from app.wording.errors import problem
+from app.wording.language import DEFAULT_LANGUAGE, negotiate, speaking
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,9 @@ ROOM_PATH = re.compile(r"^/(?:r|api/rooms)/([A-Za-z0-9]{1,32})(?:/|$)")
 """Paths that name a room: the room's pages (``/r/CODE…``) and its API (``/api/rooms/CODE…``)."""
 ROUTE_ATTEMPTS = 3
 """How often a request looks for its room's owner (each time the owner did not answer, or had moved)."""
+UNREACHABLE = ""
+"""What :meth:`Relay._route` gives when the room's place cannot be found now (Redis or the database is down)."""
+RETRY_PAUSE_SECONDS = 0.2
 PROXY_HEADERS = frozenset({b"x-forwarded-for", b"x-forwarded-proto"})
 """Headers the relaying process has already applied to the scope (client address and scheme)."""
 
@@ -102,7 +108,8 @@ class Owners(Protocol):
     process: str
 
     async def route(self, code: str) -> str | None:
-        """The process to relay room ``code``'s traffic to, ``None`` to serve it here."""
+        """The process to relay room ``code``'s traffic to, ``None`` to serve it here. Raises ``RedisError``
+        or a ``RoomError`` (storage unavailable) when it cannot be found out now."""
 
     async def holds(self, code: str) -> bool:
         """Whether this process holds room ``code`` (waiting for a claim of it in progress)."""
@@ -264,6 +271,9 @@ class Relay:
             if owner is None:
                 await app(scope, _replay({"type": "http.request", "body": bytes(body), "more_body": False}), send)
                 return
+            if owner == UNREACHABLE:
+                await asyncio.sleep(RETRY_PAUSE_SECONDS)
+                continue
             reply = await self._ask(owner, {"k": "http", "code": code, "scope": pack_scope(scope),
                                             "body": _b64(bytes(body))})
             if reply is not None and reply.get("k") == "http_reply":
@@ -271,20 +281,22 @@ class Relay:
                 await send({"type": "http.response.start", "status": reply["status"], "headers": headers})
                 await send({"type": "http.response.body", "body": _unb64(reply["body"]) or b""})
                 return
+        asked = dict(scope["headers"]).get(b"accept-language", b"").decode("latin-1")
+        with speaking(negotiate(asked) or DEFAULT_LANGUAGE):
+            words = str(problem("room_moving"))
         await send({"type": "http.response.start", "status": 503,
                     "headers": [(b"content-type", b"application/json"), (b"retry-after", b"1")]})
         await send({"type": "http.response.body",
-                    "body": json.dumps({"error": "room_moving", "message": "the room is moving to another "
-                                        "server process; try again in a moment"}).encode()})
+                    "body": json.dumps({"error": ErrorCode.ROOM_MOVING, "message": words}).encode()})
 
     async def _route(self, code: str) -> str | None:
-        """Where room ``code`` is served: another process's id, or ``None`` for here (also when Redis fails:
-        the request is then answered here, as for a room this process does not know)."""
+        """Where room ``code`` is served: another process's id, ``None`` for here, or :data:`UNREACHABLE`
+        when Redis or the database fails (the room may exist, but cannot be found or taken now)."""
         try:
             return await self.owners.route(code)
-        except RedisError as error:
+        except (RedisError, OSError, RoomError) as error:
             log.warning("room %s: could not find its owner: %s", code, error)
-            return None
+            return UNREACHABLE
 
     async def _ask(self, owner: str, message: dict[str, Any]) -> dict[str, Any] | None:
         """Send a request to ``owner`` and wait for its reply; ``None`` when it is gone or does not answer."""
@@ -309,6 +321,9 @@ class Relay:
             if owner is None:
                 await app(scope, _replay(connect, then=receive), send)
                 return
+            if owner == UNREACHABLE:
+                await asyncio.sleep(RETRY_PAUSE_SECONDS)
+                continue
             if await self._tunnel(owner, code, scope, receive, send):
                 return
         await send({"type": "websocket.accept"})
@@ -445,6 +460,9 @@ class Relay:
                 out = {"k": "ws_send", "text": sent.get("text"), "bytes": _b64(sent.get("bytes"))}
             elif kind == "websocket.close":
                 out = {"k": "ws_close", "code": sent.get("code", 1000)}
+                # The relaying process closes the client's socket; the app's next receive hears it closed, as
+                # it would hear the client's answer to a close of its own.
+                tunnel.inbox.put_nowait({"k": "ws_gone", "code": sent.get("code", 1000)})
             else:
                 return
             try:

@@ -28,7 +28,7 @@ from bench.cluster import Cluster
 from tests.cluster.ownership import current_owners, ownership_problems
 from tests.cluster.players import CLOCK, Failover, Table, fetch_records, open_tables, record_problems
 
-pytestmark = [pytest.mark.cluster, pytest.mark.postgres]
+pytestmark = [pytest.mark.cluster, pytest.mark.postgres, pytest.mark.redis]
 
 TABLES = 30
 STOPS = ["kill", "kill", "kill", "term"]

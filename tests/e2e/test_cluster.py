@@ -12,12 +12,12 @@ import pytest
 
 from app.game.record import check_record
 from bench.cluster import Cluster
-from tests.cluster.conftest import cluster_services, redis_url  # noqa: F401 (fixtures)
+from tests.cluster.conftest import cluster_services  # noqa: F401 (a fixture)
 from tests.cluster.ownership import current_owners
 from tests.e2e.conftest import DEAL_PAUSE_SECONDS
 from tests.e2e.helpers import LiveServer, Tab, check_pages, play_until, sign_in, sync_pages
 
-pytestmark = [pytest.mark.e2e, pytest.mark.cluster, pytest.mark.postgres]
+pytestmark = [pytest.mark.e2e, pytest.mark.cluster, pytest.mark.postgres, pytest.mark.redis]
 
 CUT_SOCKET = re.compile(r"console error: (WebSocket connection to '\S+/r/\w+/ws' failed|\[object Event\]$)")
 """What Chromium and htmx log when a page's socket is cut (the process behind it was killed)."""

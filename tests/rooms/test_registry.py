@@ -1,0 +1,69 @@
+"""Two processes' registries on one database: a room taken by the second is dropped by the first at its next write."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from app.game.rules import Rules
+from app.identity import hash_token
+from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.registry import RoomRegistry, new_process_id
+from app.settings import Settings
+from tests.rooms.test_room import Socket, connect
+
+pytestmark = pytest.mark.anyio
+
+SETTINGS = Settings(database_url="sqlite://", deal_pause_seconds=0, bot_delay_seconds=0)
+
+
+async def test_a_process_that_lost_a_room_cannot_write_it_and_drops_it(store):
+    first = RoomRegistry(SETTINGS, store, process="first")
+    room, _, ana = await first.create("Ana", Rules(hand_size=3))
+    _, ben = await room.join("Ben")
+    await room.start(hash_token(ana))
+    socket = Socket()
+    conn = connect(room, socket, hash_token(ben))
+    sender = conn.start()
+    await room.attach(conn)
+    second = RoomRegistry(SETTINGS, store, process="second")
+    taken = await second.take(room.code)
+    assert taken is not None and second.epoch_of(room.code) == 2 and first.epoch_of(room.code) == 1
+
+    seat = room.match.turn
+    card = room.match.legal_cards(seat)[0].code
+    with pytest.raises(RoomError) as refused:
+        await room.play(room.seats[seat].token_hash, card)
+    assert refused.value.code == ErrorCode.STORAGE_UNAVAILABLE
+    assert first.get(room.code) is None and room.closed  # dropped at once, its sockets told to reconnect
+    await asyncio.wait_for(sender, 5)
+    assert socket.closed_with == 1012
+    assert store.storage.room_owners(room.code) == [(1, "first"), (2, "second")]
+
+    # The new owner plays on from the stored state, with nothing of the refused play.
+    assert taken.match.deal.plays == room.match.deal.plays
+    await taken.play(taken.seats[seat].token_hash, card)
+    (snapshot,) = store.storage.active_rooms()
+    assert snapshot.epoch == 2 and snapshot.match.record["deals"][-1]["plays"] == [card]
+    taken.close()
+
+
+async def test_a_restart_takes_every_open_room_under_a_new_epoch(store):
+    first = RoomRegistry(SETTINGS, store, process="first")
+    room, _, _ = await first.create("Ana", Rules())
+    restarted = RoomRegistry(SETTINGS, store, process="again")
+    assert await restarted.restore() == 1 and restarted.epoch_of(room.code) == 2
+    with pytest.raises(RoomError):
+        await room.join("Ben")  # the first process's write is refused
+    assert first.get(room.code) is None
+    await restarted.get(room.code).join("Ben")
+    assert [seat.name for seat in restarted.get(room.code).seats] == ["Ana", "Ben"]
+    for registry in (first, restarted):
+        for live in registry.rooms.values():
+            live.close()
+
+
+def test_process_ids_name_the_process_and_are_never_the_same_twice():
+    one, two = new_process_id("cards1"), new_process_id("cards1")
+    assert one.startswith("cards1-") and two.startswith("cards1-") and one != two
