@@ -235,8 +235,7 @@ class Node:
         and :class:`StorageUnavailable` when they fail."""
         if code in self.registry.rooms:
             return None
-        if code in self._claims:
-            await self.holds(code)
+        if code in self._claims and await self.holds(code):
             return None
         assert self.leases is not None
         owner = await self.leases.owner_of(code)
