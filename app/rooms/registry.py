@@ -165,8 +165,7 @@ class RoomRegistry:
         current = room.current
         if snap.match is not None:
             try:
-                current.match = records.replay(snap.match.record)
-                current.match_id = snap.match.match_id
+                current.restored(records.replay(snap.match.record), snap.match.match_id)
                 current.last_summary = _last_summary(snap.match.record)
             except GameError as error:
                 log.error("room %s: match %s does not replay (%s); abandoned", snap.code,
@@ -178,6 +177,9 @@ class RoomRegistry:
             current.match = records.replay(snap.finished.record)
             current.match_id = snap.finished.match_id
             current.last_summary = _last_summary(snap.finished.record)
+        # A match whose last play was stored but not its end is stored as finished before anyone sees
+        # it (a failure is tried again by the room's timer, and no new match starts before it is stored).
+        await current.store_finish()
         self.rooms[room.code] = room
         room.restored()
         return room

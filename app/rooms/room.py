@@ -157,6 +157,7 @@ class Room:
 
     async def _remove(self, seat: int) -> None:
         self.current.require_not_playing("seats_fixed")
+        await self.current.settle()  # the finished match is forgotten below: it must be stored first
         removed = self.seats[seat]
         await self._save(self.lobby.without(seat))
         if self.phase == "finished":

@@ -11,6 +11,7 @@ from app.identity import hash_token
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.registry import RoomRegistry, new_process_id
 from app.settings import Settings
+from app.storage import StorageError
 from tests.rooms.test_room import Socket, connect
 
 pytestmark = pytest.mark.anyio
@@ -62,6 +63,63 @@ async def test_a_restart_takes_every_open_room_under_a_new_epoch(store):
     for registry in (first, restarted):
         for live in registry.rooms.values():
             live.close()
+
+
+async def play_to_the_last_card(room) -> str:
+    """Play the room's match (its players: people, seated in the room) to its end; returns its match id."""
+    while not room.match.finished:
+        if room.match.needs_deal:
+            assert await room.deal_next()
+            continue
+        seat = room.match.turn
+        await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
+    return room.current.match_id
+
+
+async def finished_unstored(store, monkeypatch, process: str):
+    """A registry whose room played a one-deal match to the end, the last play stored but not the match's
+    end (the process was killed between the two writes, or the finish write failed)."""
+    registry = RoomRegistry(SETTINGS, store, process=process)
+    room, _, ana = await registry.create("Ana", Rules(hand_size=3, match_length=1))
+    await room.join("Ben")
+    await room.start(hash_token(ana))
+
+    def refused(**_kwargs):
+        raise StorageError("the database went away")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store.storage, "finish_match", refused)
+        match_id = await play_to_the_last_card(room)
+    assert room.current.finish_pending and store.storage.match_record(match_id) is None
+    return registry, room, ana, match_id
+
+
+async def test_a_restored_room_whose_stored_plays_end_its_match_stores_that_match_finished(store, monkeypatch):
+    first, room, ana, match_id = await finished_unstored(store, monkeypatch, "first")
+    room.close()  # killed before the finish was tried again
+
+    restarted = RoomRegistry(SETTINGS, store, process="again")
+    assert await restarted.restore() == 1
+    taken = restarted.get(room.code)
+    assert taken.phase == "finished" and taken.current.match_id == match_id and not taken.current.finish_pending
+    record = store.storage.match_record(match_id)
+    assert record is not None and record["players"] == ["Ana", "Ben"]
+    # The room then goes on to a new match, and the finished one stays stored.
+    await taken.start(hash_token(ana))
+    assert taken.current.match_id != match_id and store.storage.match_record(match_id) == record
+    taken.close()
+
+
+async def test_a_new_match_is_not_started_over_a_finished_match_not_yet_stored(store, monkeypatch):
+    registry, room, ana, match_id = await finished_unstored(store, monkeypatch, "first")
+    with monkeypatch.context() as patch:
+        patch.setattr(store.storage, "finish_match", lambda **_kwargs: (_ for _ in ()).throw(StorageError("down")))
+        with pytest.raises(RoomError) as refused:
+            await room.start(hash_token(ana))
+        assert refused.value.code == ErrorCode.STORAGE_UNAVAILABLE and room.current.match_id == match_id
+    await room.start(hash_token(ana))  # the database is back: the finish is stored first
+    assert store.storage.match_record(match_id) is not None and room.current.match_id != match_id
+    room.close()
 
 
 def test_process_ids_name_the_process_and_are_never_the_same_twice():
