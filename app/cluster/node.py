@@ -24,12 +24,14 @@ from redis.exceptions import RedisError
 from app.cluster.leases import RoomLeases
 from app.cluster.relay import Relay
 from app.cluster.sole import DatabaseLease
+from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.ownership import SoleOwnership
 from app.rooms.persistence import RoomStore, StorageUnavailable
 from app.rooms.registry import RoomRegistry, new_process_id
 from app.rooms.room import Room
 from app.settings import Settings
 from app.storage import StorageError
+from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +76,7 @@ class Node:
                                      ownership=self.leases or SoleOwnership())
         self.redis_ok = self.redis is None
         self._renewed_at = time.monotonic()
-        self._claims: dict[str, asyncio.Future[Room | None]] = {}
+        self._claims: dict[str, asyncio.Future[tuple[Room | None, bool]]] = {}
         self._keeper: asyncio.Task[None] | None = None
         self._handover: asyncio.Task[None] | None = None
 
@@ -205,34 +207,45 @@ class Node:
         and its state from the database. Returns the room (held here), or ``None`` when another process
         holds it, there is no such room, or this process takes no rooms now. Raises ``RedisError``, and
         :class:`StorageUnavailable` when the database fails (the lease is released then)."""
+        return (await self._claim(code))[0]
+
+    async def _claim(self, code: str) -> tuple[Room | None, bool]:
+        """:meth:`claim`, and whether the database said that it has no open room ``code`` (the one case
+        in which this process may answer ``no_such_room`` for it)."""
         room = self.registry.rooms.get(code)
         if room is not None:
-            return room
+            return room, False
         pending = self._claims.get(code)
         if pending is not None:
             return await asyncio.shield(pending)
         assert self.leases is not None
-        claim: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
+        claim: asyncio.Future[tuple[Room | None, bool]] = asyncio.get_running_loop().create_future()
         self._claims[code] = claim
-        room = None
+        room, absent = None, False
         try:
             if self.registry.accepting and await self.leases.acquire(code):
                 try:
                     room = await self.registry.take(code)
+                    absent = room is None and code not in self.registry.rooms
                 finally:
                     if code not in self.registry.rooms:
                         await self.leases.release(code)
                 if room is not None:
                     log.info("room %s: taken at epoch %s", code, self.registry.epoch_of(code))
         finally:
-            claim.set_result(room)
+            claim.set_result((room, absent))
             del self._claims[code]
-        return room
+        return room, absent
 
     async def route(self, code: str) -> str | None:
         """Where room ``code``'s traffic goes: another process's id (it holds the room), or ``None``:
-        here (this process holds it, has just taken it, or nobody can: no such room). Raises ``RedisError``
-        and :class:`StorageUnavailable` when they fail."""
+        here (this process holds it, has just taken it, or the database has no such open room).
+
+        Raises :class:`~app.rooms.errors.RoomError` ``room_moving`` when none of these is known now: the
+        room's lease names this process but the room is not held here (it is being handed over), or this
+        process takes no rooms (it is draining) and nobody else holds it yet; the relay tries again, then
+        answers ``room_moving`` (a socket: closed with 1013), never ``no_such_room`` for a stored room.
+        Raises ``RedisError`` and :class:`StorageUnavailable` when they fail."""
         if code in self.registry.rooms:
             return None
         if code in self._claims and await self.holds(code):
@@ -241,10 +254,13 @@ class Node:
         owner = await self.leases.owner_of(code)
         if owner is not None and owner != self.process:
             return owner
-        if await self.claim(code) is not None:
+        room, absent = await self._claim(code)
+        if room is not None or absent:
             return None
         owner = await self.leases.owner_of(code)
-        return owner if owner != self.process else None
+        if owner is not None and owner != self.process:
+            return owner
+        raise RoomError(ErrorCode.ROOM_MOVING, problem("room_moving"), status=503)
 
     async def holds(self, code: str) -> bool:
         """Whether this process holds room ``code`` (after a claim of it in progress, if any)."""
