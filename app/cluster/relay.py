@@ -27,7 +27,6 @@ import itertools
 import json
 import logging
 import re
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -317,21 +316,18 @@ class Relay:
         connect = await receive()
         if connect["type"] != "websocket.connect":
             return
-        # The handshake is held while the room moves (its owner died and its lease has not lapsed yet, or it
-        # is being handed over): the client is let in as soon as a process holds the room, and only told to
-        # try again later (1013) when that took longer than a lease, instead of reconnecting at once, again
-        # and again, while nobody can serve it.
-        deadline = time.monotonic() + self.timeout + 1.0
-        while True:
+        for _ in range(ROUTE_ATTEMPTS):
             owner = await self._route(code)
             if owner is None:
                 await app(scope, _replay(connect, then=receive), send)
                 return
-            if owner != UNREACHABLE and await self._tunnel(owner, code, scope, receive, send):
+            if owner == UNREACHABLE:
+                await asyncio.sleep(RETRY_PAUSE_SECONDS)
+                continue
+            if await self._tunnel(owner, code, scope, receive, send):
                 return
-            if time.monotonic() >= deadline:
-                break
-            await asyncio.sleep(RETRY_PAUSE_SECONDS)
+        # Nobody can serve the room yet (its owner died and its lease has not lapsed, or it is being handed
+        # over): "try again later", so that the client waits its growing pause rather than coming back at once.
         await send({"type": "websocket.accept"})
         await send({"type": "websocket.close", "code": CLOSE_TRY_LATER})
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.cluster.node import Node
+from app.cluster.relay import Relay
 from app.game.rules import Rules
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore
@@ -53,3 +54,49 @@ async def test_a_draining_process_never_calls_a_handed_over_room_missing(nodes):
     assert await taker.route(room.code) is None and taker.registry.get(room.code) is not None
     assert await draining.route(room.code) == taker.process
     assert await taker.route("ZZZZZ") is None and taker.registry.get("ZZZZZ") is None
+
+
+class Moving:
+    """A process's answers while a room moves: nobody can serve it ``moving`` times, then this process can."""
+
+    process = "here"
+    draining = False
+
+    def __init__(self, moving: int) -> None:
+        self.moving, self.asked = moving, 0
+
+    async def route(self, code):
+        self.asked += 1
+        if self.asked > self.moving:
+            return None
+        raise RoomError(ErrorCode.ROOM_MOVING, "moving", status=503)
+
+    async def holds(self, code):
+        return True
+
+
+async def relayed_socket(owners: Moving, timeout: float) -> list[dict]:
+    """What a client of a room's socket is sent through a :class:`Relay` that asks ``owners``."""
+    sent: list[dict] = []
+
+    async def app(scope, receive, send):
+        assert (await receive())["type"] == "websocket.connect"
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": "state"})
+        await send({"type": "websocket.close", "code": 1000})
+
+    async def receive():
+        return {"type": "websocket.connect"}
+
+    async def send(message):
+        sent.append(message)
+
+    relay = Relay(None, prefix="test", owners=owners, timeout=timeout, queue_size=8)
+    await relay.serve(app, {"type": "websocket", "path": "/api/rooms/AB2CD/ws", "headers": []}, receive, send)
+    return sent
+
+
+async def test_a_socket_whose_room_nobody_can_serve_yet_is_told_to_try_again_later():
+    sent = await relayed_socket(Moving(moving=10_000), timeout=0.2)
+    assert [message["type"] for message in sent] == ["websocket.accept", "websocket.close"]
+    assert sent[1]["code"] == 1013
