@@ -22,12 +22,14 @@ from websockets.frames import Frame
 from app.api import health, language, match_api, match_pages, room_api, room_pages, site_pages, sockets
 from app.api.deps import guard_posts
 from app.api.language import SpeakTheVisitorsLanguage
+from app.cluster.node import ClusterUnavailable, Node
+from app.cluster.relay import RelayMiddleware
+from app.cluster.sole import LeaseHeld
 from app.metrics import Metrics
 from app.ratelimit import RateLimiter
 from app.rendering import templates
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore
-from app.rooms.registry import RoomRegistry
 from app.security import Refused, SecurityHeaders
 from app.settings import Settings
 from app.storage import Storage, StorageError
@@ -56,8 +58,9 @@ FRAME_LOGGER = "uvicorn.error"
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the application for ``settings`` (read from the environment when omitted).
 
-    At start-up it applies pending database migrations, rebuilds the rooms
-    that had a match in progress, starts the idle-room sweeper, and keeps
+    At start-up it applies pending database migrations, takes its place
+    (:class:`~app.cluster.node.Node`: alone, the database's lease and every
+    open room; in a cluster, Redis), starts the idle-room sweeper, and keeps
     WebSocket frames out of the log (:class:`HideFrames`). Requests
     from a proxy in ``settings.trusted_proxies`` carry the client's address
     and scheme from its ``X-Forwarded-For``/``-Proto`` headers; from anyone
@@ -75,18 +78,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         logging.getLogger(FRAME_LOGGER).addFilter(HIDE_FRAMES)  # adding it twice keeps one
         storage = Storage(settings.database_url)
         await asyncio.to_thread(storage.upgrade)
-        registry = RoomRegistry(settings, RoomStore(storage, observer=metrics))
+        node = Node(settings, RoomStore(storage, observer=metrics))
+        registry = node.registry
         metrics.count_rooms(lambda: len(registry.rooms))
-        restored = await registry.restore()
+        try:
+            restored = await node.start()
+        except (LeaseHeld, ClusterUnavailable) as error:
+            log.error("cannot start: %s", error)
+            storage.close()
+            raise
         if restored:
             log.info("restored %d room(s) from storage", restored)
+        log.info("process %s runs in %s mode", node.process, node.mode)
+        if node.relay is not None:
+            node.relay.app = app
         registry.start_sweeping()
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
+        app.state.node = node
         app.state.limiter = RateLimiter.from_settings(settings, on_limited=metrics.limit_hit)
         try:
             yield
         finally:
-            await registry.shutdown()
+            await node.stop()
             storage.close()
 
     app = FastAPI(title="Cucumber", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
@@ -133,6 +146,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(SpeakTheVisitorsLanguage)
     app.add_middleware(SecurityHeaders, docs_path=app.docs_url)
+    if settings.cluster:
+        # Outside the pages' headers and language (the owner adds its own), inside the proxy headers
+        # (a relayed request carries the client's own address and scheme).
+        app.add_middleware(RelayMiddleware)
     # Outermost, so that every route and middleware sees the client's own address and scheme.
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     return app

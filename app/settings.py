@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 
 from limits import parse_many
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -100,6 +100,39 @@ class Settings(BaseSettings):
     metrics_allow: str = "127.0.0.1,::1"
     """Client addresses or networks that may read ``/metrics`` (comma-separated, ``*`` for
     anyone, empty for none); others get 404."""
+    redis_url: str | None = None
+    """Redis (``redis://host:6379/0``) shared by the processes of a cluster: room leases, and messages
+    between processes. Set, with ``database_url`` on PostgreSQL, it switches cluster mode on; unset,
+    the process runs alone and holds its database's lease."""
+    redis_prefix: str = Field(default="cucumber", pattern=r"^[A-Za-z0-9_.:-]{1,64}$")
+    """Prefix of every Redis key and channel of the cluster (``cucumber:room:ABCDE:owner``), so that
+    several clusters (or test runs) can share one Redis."""
+    lease_seconds: float = Field(default=5.0, ge=0.5)
+    """How long a room's lease (a cluster) or the database's lease (alone) lasts unless renewed: a
+    process that stops renewing loses its rooms to another process after this long."""
+    lease_renew_seconds: float = Field(default=1.5, gt=0)
+    """How often a process renews its leases; less than a third of ``lease_seconds``."""
+    process_name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]{1,40}$")
+    """The first part of this process's id in logs, ``/healthz`` and the room owners' log (default:
+    the host name); the process id and a random part follow."""
+
+    @property
+    def cluster(self) -> bool:
+        """Whether this process runs in cluster mode (``redis_url`` set)."""
+        return bool(self.redis_url)
+
+    @model_validator(mode="after")
+    def _check_cluster(self) -> Settings:
+        """Refuse at start a configuration that cannot keep every room with exactly one owner."""
+        if self.redis_url and self.database_url.startswith("sqlite"):
+            raise ValueError("CUCUMBER_REDIS_URL (cluster mode) needs DATABASE_URL on PostgreSQL: the processes "
+                             "of a cluster share one database, which a SQLite file cannot be. Set DATABASE_URL to "
+                             "postgresql+psycopg://…, or unset CUCUMBER_REDIS_URL to run one process on SQLite.")
+        if self.lease_renew_seconds * 3 > self.lease_seconds:
+            raise ValueError(f"CUCUMBER_LEASE_RENEW_SECONDS ({self.lease_renew_seconds:g}) must be at most a third "
+                             f"of CUCUMBER_LEASE_SECONDS ({self.lease_seconds:g}), so that a live process renews "
+                             "its leases in time")
+        return self
 
     @field_validator("limit_rooms_created", "limit_joins", "limit_sockets", "limit_posts", "limit_chat")
     @classmethod

@@ -20,6 +20,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
+import redis
 from sqlalchemy import create_engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
@@ -60,6 +61,53 @@ def postgres_server() -> str:
             pytest.fail(f"{reason} (CUCUMBER_REQUIRE_POSTGRES=1)")
         pytest.skip(reason)
     return url
+
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def redis_test_url() -> str:
+    """The Redis server the cluster tests use: ``CUCUMBER_TEST_REDIS_URL``, else the local one. (Not
+    ``CUCUMBER_REDIS_URL``, which would turn cluster mode on for every app the tests build.)"""
+    return os.environ.get("CUCUMBER_TEST_REDIS_URL") or DEFAULT_REDIS_URL
+
+
+@functools.cache
+def redis_unreachable_reason(url: str) -> str | None:
+    """Why the Redis at ``url`` cannot be used, or ``None``; asked once per run."""
+    client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+    try:
+        client.ping()
+        return None
+    except (redis.RedisError, OSError) as error:
+        return f"Redis is not reachable at {url}: {error}"
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> str:
+    """The URL of a reachable Redis; skips (or fails, with ``CUCUMBER_REQUIRE_REDIS=1``) otherwise."""
+    url = redis_test_url()
+    reason = redis_unreachable_reason(url)
+    if reason is not None:
+        if os.environ.get("CUCUMBER_REQUIRE_REDIS") == "1":
+            pytest.fail(f"{reason} (CUCUMBER_REQUIRE_REDIS=1)")
+        pytest.skip(reason)
+    return url
+
+
+@pytest.fixture
+def redis_prefix(redis_server: str) -> Iterator[str]:
+    """A Redis key prefix of the test's own; its keys are deleted after the test."""
+    prefix = f"cucumber_test_{secrets.token_hex(6)}"
+    yield prefix
+    client = redis.Redis.from_url(redis_server)
+    try:
+        for key in client.scan_iter(f"{prefix}:*"):
+            client.delete(key)
+    finally:
+        client.close()
 
 
 @contextmanager

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
+from app.cluster.node import Node
 from app.metrics import Metrics
 from app.ratelimit import RateLimiter
 from app.rooms.registry import RoomRegistry
@@ -33,6 +34,11 @@ def get_storage(conn: HTTPConnection) -> Storage:
     return cast(Storage, conn.app.state.storage)
 
 
+def get_node(conn: HTTPConnection) -> Node:
+    """This process's place among the servers (its mode, leases and relay)."""
+    return cast(Node, conn.app.state.node)
+
+
 def get_limiter(conn: HTTPConnection) -> RateLimiter:
     """The per-client-address limits of the process."""
     return cast(RateLimiter, conn.app.state.limiter)
@@ -49,6 +55,7 @@ RegistryDep = Annotated[RoomRegistry, Depends(get_registry)]
 StorageDep = Annotated[Storage, Depends(get_storage)]
 LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
 MetricsDep = Annotated[Metrics, Depends(get_metrics)]
+NodeDep = Annotated[Node, Depends(get_node)]
 
 
 def client_address(conn: HTTPConnection) -> str | None:

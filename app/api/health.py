@@ -1,23 +1,39 @@
-"""What operators watch: ``GET /healthz`` (whether the process serves) and ``GET /metrics``."""
+"""What operators watch: ``GET /healthz`` (whether the process serves), ``GET /readyz`` (whether it
+takes new rooms) and ``GET /metrics``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 
 from app import __version__
-from app.api.deps import MetricsDep, RegistryDep, SettingsDep, client_address
+from app.api.deps import MetricsDep, NodeDep, SettingsDep, client_address
 from app.metrics import address_allowed
 
 router = APIRouter()
 
 
 @router.get("/healthz")
-async def healthz(registry: RegistryDep) -> dict[str, Any]:
-    """200 with ``{"status": "ok", "rooms": n, "version": …}`` while the server runs."""
-    return {"status": "ok", "rooms": len(registry.rooms), "version": __version__}
+async def healthz(node: NodeDep) -> dict[str, Any]:
+    """200 while the server runs, with ``{"status": "ok", "version", "process", "mode", "rooms", "sockets",
+    "relayed_sockets", "hosted_sockets", "draining"}``: this process's id, ``single`` or ``cluster``, the
+    rooms it holds, the sockets of those rooms (relayed ones included), the sockets it relays to other
+    processes, the sockets other processes relay to it."""
+    return {"status": "ok", "version": __version__, **node.health()}
+
+
+@router.get("/readyz")
+async def readyz(node: NodeDep) -> JSONResponse:
+    """200 ``{"ready": true, "process": …}`` when this process takes new rooms; 503 ``{"ready": false,
+    "reason": …}`` when not: ``draining`` (handing its rooms over after SIGTERM), ``database_lease``
+    (alone on its database, without its lease), ``redis`` (cluster mode, Redis unreachable)."""
+    reason = node.readiness()
+    body = {"ready": reason is None, "process": node.process, "mode": node.mode}
+    if reason is not None:
+        body["reason"] = reason
+    return JSONResponse(body, status_code=200 if reason is None else 503)
 
 
 @router.get("/metrics", include_in_schema=False)

@@ -55,7 +55,12 @@ class CurrentMatch:
         self.match, self.last_summary = None, None
 
     async def start(self, players: list[str], rules: Rules, rng: random.Random) -> None:
-        """Start a new match between ``players`` (names in seat order) and deal its first deal."""
+        """Start a new match between ``players`` (names in seat order) and deal its first deal.
+
+        The last match's end is stored first if it is not yet (:meth:`settle`): starting a match
+        abandons any other of the room still in progress in storage.
+        """
+        await self.settle()
         match, _ = deal_cards(new_match(players, rules), rng)
         match_id = new_match_id()
         await self._store.start_match(match_id=match_id, room_code=self._room_code, match=match)
@@ -104,6 +109,19 @@ class CurrentMatch:
             return False
         self.match = match
         return True
+
+    async def settle(self) -> None:
+        """Make sure a finished match is stored as finished before the room moves on from it (a new
+        match, other seats); raises :class:`StorageUnavailable`, changing nothing, when it cannot be."""
+        if not await self.store_finish():
+            raise StorageUnavailable()
+
+    def restored(self, match: Match, match_id: str) -> None:
+        """Take up ``match``, rebuilt from storage as in progress: one whose stored plays end it is finished
+        but not yet stored as finished, so its end is pending (:meth:`store_finish`) like a finish whose
+        write failed, never to be dropped by a new match."""
+        self.match, self.match_id = match, match_id
+        self.finish_pending = match.finished
 
     async def store_finish(self) -> bool:
         """Store the finished match as finished; ``False`` when it must be tried again."""

@@ -25,6 +25,7 @@ class ErrorCode(StrEnum):
     NO_SUCH_MATCH = "no_such_match"
     ROOM_CROWDED = "room_crowded"
     SERVER_FULL = "server_full"
+    ROOM_MOVING = "room_moving"
     RATE_LIMITED = "rate_limited"
     CROSS_SITE = "cross_site"
     NOT_SEATED = "not_seated"

@@ -23,7 +23,7 @@ from app.game.match import Match
 from app.game.standings import placings
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby
-from app.storage import RoomCodeTaken, SeatRecord, Storage, StorageError
+from app.storage import Fence, OwnershipLost, RoomCodeTaken, RoomSnapshot, SeatRecord, Storage, StorageError
 from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
@@ -54,12 +54,23 @@ class RoomStore:
     """Asynchronous front of :class:`app.storage.Storage` for the rooms.
 
     Every method raises :class:`StorageUnavailable` when storage fails. An
-    ``observer``, if given, hears how long each call took.
+    ``observer``, if given, hears how long each call took. A store made for
+    one room by :meth:`fenced` carries that room's :class:`~app.storage.Fence`
+    in every write; a write storage refuses because another process has taken
+    the room since calls ``on_lost`` (once the refusal is known) and is refused.
     """
 
-    def __init__(self, storage: Storage, observer: StorageObserver | None = None) -> None:
+    def __init__(self, storage: Storage, observer: StorageObserver | None = None, *, fence: Fence | None = None,
+                 on_lost: Callable[[], None] | None = None) -> None:
         self.storage = storage
         self.observer = observer
+        self.fence = fence
+        self.on_lost = on_lost
+
+    def fenced(self, fence: Fence, on_lost: Callable[[], None] | None = None) -> RoomStore:
+        """A store for the room of ``fence`` alone, whose writes carry it; ``on_lost`` is called when one
+        is refused because the room has another owner now."""
+        return RoomStore(self.storage, self.observer, fence=fence, on_lost=on_lost)
 
     async def _run(self, call: Callable[..., T], **kwargs: Any) -> T:
         """Run a storage call in a worker thread."""
@@ -74,6 +85,11 @@ class RoomStore:
             return result
         except RoomCodeTaken:
             raise
+        except OwnershipLost as error:
+            log.warning("room %s: %s; the room leaves this process", error.room, error.message)
+            if self.on_lost is not None:
+                self.on_lost()
+            raise StorageUnavailable() from error
         except StorageError as error:
             log.warning("storage %s failed: %s", what, error)
             raise StorageUnavailable() from error
@@ -90,16 +106,16 @@ class RoomStore:
         seats = [SeatRecord(seat=index, name=seat.name, token_hash=seat.token_hash, bot=seat.bot, player=seat.player)
                  for index, seat in enumerate(lobby.seats)]
         await self._run(self.storage.save_room, code=code, rules=lobby.rules.to_dict(), host_token_hash=lobby.host,
-                        seats=seats, created_at=created_at, turn_seconds=lobby.turn_seconds, new=new)
+                        seats=seats, created_at=created_at, turn_seconds=lobby.turn_seconds, new=new, fence=self.fence)
 
     async def close_room(self, *, code: str) -> None:
         """Mark the room closed now: it is not restored at the next start."""
-        await self._run(self.storage.close_room, code=code, closed_at=now())
+        await self._run(self.storage.close_room, code=code, closed_at=now(), fence=self.fence)
 
     async def start_match(self, *, match_id: str, room_code: str, match: Match) -> None:
         """Store a new match in progress with its first deal as dealt."""
         await self._run(self.storage.start_match, match_id=match_id, room_code=room_code,
-                        rules=match.rules.to_dict(), players=list(match.players), started_at=now())
+                        rules=match.rules.to_dict(), players=list(match.players), started_at=now(), fence=self.fence)
         await self.record_deal(match_id=match_id, match=match)
 
     async def record_deal(self, *, match_id: str, match: Match) -> None:
@@ -109,23 +125,34 @@ class RoomStore:
             raise ValueError("the match has no deal to store")
         hands = [[card.code for card in deal.dealt_hand(seat)] for seat in range(match.seat_count)]
         await self._observed("record_deal", self.storage.commit_deal(match_id=match_id, deal=match.deals_completed,
-                                                                     dealer=deal.dealer, hands=hands))
+                                                                     dealer=deal.dealer, hands=hands,
+                                                                     fence=self.fence))
 
     async def delete_unused_room(self, *, code: str) -> bool:
         """Delete a room no match was ever started in (else close it) now; whether it was deleted."""
-        return await self._run(self.storage.delete_unused_room, code=code, closed_at=now())
+        return await self._run(self.storage.delete_unused_room, code=code, closed_at=now(), fence=self.fence)
 
     async def record_play(self, *, match_id: str, before: Match, card: str) -> None:
         """Store the play of ``card`` (a card code) made in ``before``, before it is shown to anyone."""
         plays = len(before.deal.plays) if before.deal is not None else 0
         await self._observed("record_play", self.storage.commit_play(match_id=match_id, deal=before.deals_completed,
-                                                                     play=plays, card=card, played_at=now()))
+                                                                     play=plays, card=card, played_at=now(),
+                                                                     fence=self.fence))
 
     async def finish_match(self, *, match_id: str, match: Match) -> None:
         """Store the finished ``match`` with its record, placings and winners."""
         await self._run(self.storage.finish_match, match_id=match_id, record=records.to_record(match),
-                        placings=placings(match), winners=list(match.winners), ended_at=now())
+                        placings=placings(match), winners=list(match.winners), ended_at=now(), fence=self.fence)
 
     async def abandon_match(self, *, match_id: str) -> None:
         """Mark a match in progress as never to be finished."""
-        await self._run(self.storage.abandon_match, match_id=match_id, ended_at=now())
+        await self._run(self.storage.abandon_match, match_id=match_id, ended_at=now(), fence=self.fence)
+
+    async def take_room(self, *, code: str, owner: str) -> RoomSnapshot | None:
+        """Take open room ``code`` for process ``owner`` (:meth:`Storage.take_room`): the room with its new epoch,
+        or ``None`` when no open room has that code."""
+        return await self._run(self.storage.take_room, code=code, owner=owner, taken_at=now())
+
+    async def take_open_rooms(self, *, owner: str) -> list[RoomSnapshot]:
+        """Take every open room for process ``owner`` (:meth:`Storage.take_open_rooms`), oldest first."""
+        return await self._run(self.storage.take_open_rooms, owner=owner, taken_at=now())

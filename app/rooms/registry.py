@@ -1,7 +1,10 @@
 """The rooms alive in this server process, by code: the only mutable global state.
 
 It creates rooms with fresh codes, finds them, rebuilds those that had a
-match in progress when the server stopped, and forgets rooms nobody uses.
+match in progress when the server stopped (or, in a cluster, one room another
+process held), and forgets rooms nobody uses. Every room it holds writes under
+the epoch it was taken with (:class:`~app.storage.Fence`): a room another
+process has taken since is dropped at its first refused write.
 """
 
 from __future__ import annotations
@@ -9,6 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import secrets
+import socket
 import time
 from datetime import datetime
 from typing import Any
@@ -21,38 +27,67 @@ from app.game.summary import DealSummary
 from app.identity import new_room_code, normalise_code
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby, Seat
+from app.rooms.ownership import Ownership, SoleOwnership
 from app.rooms.persistence import RoomStore, StorageUnavailable
 from app.rooms.retention import RoomFacts, is_idle, is_unused
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.settings import Settings
-from app.storage import RoomCodeTaken
+from app.storage import Fence, RoomCodeTaken, RoomSnapshot
 from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
 
 CODE_ATTEMPTS = 20
 """New codes tried for a new room before giving up (each taken one is a stored room's)."""
+FIRST_EPOCH = 1
+"""The epoch of a room when it is opened (its row is inserted with it)."""
+HANDOVER_WAIT_SECONDS = 10.0
+"""How long a handover waits for a room's action in progress (a write being committed) before closing it."""
+
+
+def new_process_id(name: str | None = None) -> str:
+    """A name for this server process that no other process ever had: ``name`` (default: the host
+    name), the process id and a random part, e.g. ``cards1-4242-k3j9``."""
+    return f"{name or socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
 
 
 class RoomRegistry:
     """All live rooms of the process, keyed by their code.
 
     Built once in the app's lifespan from the settings and the storage.
+    ``process`` names this process in the log of room owners;
+    ``ownership`` grants it rooms (a cluster's leases; alone, every room).
+    ``accepting`` is false while new rooms are refused (the process is
+    handing its rooms over, or lost its database).
     """
 
-    def __init__(self, settings: Settings, store: RoomStore) -> None:
+    def __init__(self, settings: Settings, store: RoomStore, *, process: str | None = None,
+                 ownership: Ownership | None = None) -> None:
         self.settings = settings
         self.store = store
+        self.process = process or new_process_id(settings.process_name)
+        self.ownership: Ownership = ownership or SoleOwnership()
         self.rooms: dict[str, Room] = {}
+        self.stores: dict[str, RoomStore] = {}
+        """Each room's own store, fenced with the epoch this process holds it under."""
+        self.accepting = True
         self._sweeper: asyncio.Task[None] | None = None
 
-    def _new_room(self, code: str, rules: Rules, created_at: datetime | None = None) -> Room:
+    def _new_room(self, code: str, rules: Rules, epoch: int, created_at: datetime | None = None) -> Room:
         settings = self.settings
         timing = Timing(deal_pause=settings.deal_pause_seconds, bot_delay=settings.bot_delay_seconds,
                         away_grace=settings.away_grace_seconds, hard_budget=settings.hard_bot_budget_seconds,
                         seat_link=settings.seat_link_seconds)
-        return Room(code=code, rules=rules, store=self.store, timing=timing, created_at=created_at)
+        store = self.store.fenced(Fence(code, epoch, self.process), on_lost=lambda: self.lost(code, epoch))
+        room = Room(code=code, rules=rules, store=store, timing=timing, created_at=created_at)
+        self.stores[code] = store
+        return room
+
+    def epoch_of(self, code: str) -> int | None:
+        """The epoch this process holds room ``code`` under, ``None`` when it does not hold it."""
+        store = self.stores.get(code)
+        return None if store is None or store.fence is None or code not in self.rooms else store.fence.epoch
 
     async def create(self, name: str, rules: Rules) -> tuple[Room, int, str]:
         """Open a room with ``rules`` and seat its creator as host.
@@ -60,18 +95,23 @@ class RoomRegistry:
         Returns ``(room, seat, token)``. Raises :class:`RoomError` for a bad
         name or when the room cannot be stored (nothing is kept then).
         """
-        if len(self.rooms) >= self.settings.max_rooms:
+        if len(self.rooms) >= self.settings.max_rooms or not self.accepting:
             raise RoomError(ErrorCode.SERVER_FULL, problem("server_full"), status=503)
         for _ in range(CODE_ATTEMPTS):
-            room = self._new_room(new_room_code(set(self.rooms)), rules)
+            code = new_room_code(set(self.rooms))
+            if not await self.ownership.acquire(code):
+                continue  # another process holds the code (opening it, or a stored room)
+            room = self._new_room(code, rules, FIRST_EPOCH)
             self.rooms[room.code] = room
             try:
                 seat, token = await room.join(name)
             except RoomCodeTaken:
-                del self.rooms[room.code]  # a stored room, closed or another process's, has the code
+                self._forget(room.code)  # a stored room, closed or another process's, has the code
+                await self.ownership.release(code)
                 continue
             except RoomError:
-                del self.rooms[room.code]
+                self._forget(room.code)
+                await self.ownership.release(code)
                 raise
             return room, seat, token
         raise RoomError(ErrorCode.STORAGE_UNAVAILABLE, problem("storage_unavailable"), status=503)
@@ -88,41 +128,81 @@ class RoomRegistry:
         return room
 
     async def restore(self) -> int:
-        """Rebuild every room storage still has open, replaying its match in progress.
+        """Take and rebuild every room storage still has open, replaying its match in progress.
 
-        Returns how many rooms were restored. A room whose stored match does
-        not replay is restored without it (the match is marked abandoned).
+        For a process alone on its database, at start. Returns how many rooms
+        were restored. A room whose stored match does not replay is restored
+        without it (the match is marked abandoned). Raises
+        :class:`StorageUnavailable` when storage fails.
         """
-        snapshots = await asyncio.to_thread(self.store.storage.active_rooms)
+        snapshots = await self.store.take_open_rooms(owner=self.process)
         for snap in snapshots:
-            try:
-                rules = Rules.from_dict(snap.rules)
-            except (InvalidRules, TypeError):
-                log.error("room %s: stored rules are not valid; skipped", snap.code)
-                continue
-            room = self._new_room(snap.code, rules, snap.created_at)
-            stored = sorted(snap.seats, key=lambda s: s.seat)
-            seats = tuple(Seat(seat.name, seat.token_hash, seat.bot, player=seat.player) for seat in stored)
-            room.lobby = Lobby(rules, seats, snap.host_token_hash, snap.turn_seconds)
-            current = room.current
-            if snap.match is not None:
-                try:
-                    current.match = records.replay(snap.match.record)
-                    current.match_id = snap.match.match_id
-                    current.last_summary = _last_summary(snap.match.record)
-                except GameError as error:
-                    log.error("room %s: match %s does not replay (%s); abandoned", snap.code,
-                              snap.match.match_id, error)
-                    with contextlib.suppress(StorageUnavailable):
-                        await self.store.abandon_match(match_id=snap.match.match_id)
-            elif snap.finished is not None and snap.finished.record["players"] == [seat.name for seat in seats]:
-                # The final standings stay on show, as before the restart, while the seats are unchanged.
-                current.match = records.replay(snap.finished.record)
-                current.match_id = snap.finished.match_id
-                current.last_summary = _last_summary(snap.finished.record)
-            self.rooms[room.code] = room
-            room.restored()
+            await self._rebuild(snap)
         return len(snapshots)
+
+    async def take(self, code: str) -> Room | None:
+        """Take stored open room ``code`` from whoever held it (its lease is this process's already) and
+        rebuild it here; ``None`` when there is no such room. Raises :class:`StorageUnavailable`."""
+        code = normalise_code(code)
+        if code in self.rooms:
+            return self.rooms[code]
+        snap = await self.store.take_room(code=code, owner=self.process)
+        if snap is None:
+            return None
+        return await self._rebuild(snap)
+
+    async def _rebuild(self, snap: RoomSnapshot) -> Room | None:
+        """Room ``snap`` as stored, held under its epoch; ``None`` (and logged) when its rules are not valid."""
+        try:
+            rules = Rules.from_dict(snap.rules)
+        except (InvalidRules, TypeError):
+            log.error("room %s: stored rules are not valid; skipped", snap.code)
+            return None
+        room = self._new_room(snap.code, rules, snap.epoch, snap.created_at)
+        stored = sorted(snap.seats, key=lambda s: s.seat)
+        seats = tuple(Seat(seat.name, seat.token_hash, seat.bot, player=seat.player) for seat in stored)
+        room.lobby = Lobby(rules, seats, snap.host_token_hash, snap.turn_seconds)
+        current = room.current
+        if snap.match is not None:
+            try:
+                current.restored(records.replay(snap.match.record), snap.match.match_id)
+                current.last_summary = _last_summary(snap.match.record)
+            except GameError as error:
+                log.error("room %s: match %s does not replay (%s); abandoned", snap.code,
+                          snap.match.match_id, error)
+                with contextlib.suppress(StorageUnavailable):
+                    await self.stores[snap.code].abandon_match(match_id=snap.match.match_id)
+        elif snap.finished is not None and snap.finished.record["players"] == [seat.name for seat in seats]:
+            # The final standings stay on show, as before the restart, while the seats are unchanged.
+            current.match = records.replay(snap.finished.record)
+            current.match_id = snap.finished.match_id
+            current.last_summary = _last_summary(snap.finished.record)
+        # A match whose last play was stored but not its end is stored as finished before anyone sees
+        # it (a failure is tried again by the room's timer, and no new match starts before it is stored).
+        await current.store_finish()
+        self.rooms[room.code] = room
+        room.restored()
+        return room
+
+    def lost(self, code: str, epoch: int) -> None:
+        """Room ``code``, held under ``epoch``, has another owner now: drop it (see :meth:`drop`)."""
+        if self.epoch_of(code) == epoch:
+            self.drop(code)
+
+    def drop(self, code: str) -> bool:
+        """Forget room ``code`` at once, without writing anything, and close its connections with 1012 (so
+        that they reconnect, to whoever holds it now); returns whether this process held it."""
+        room = self.rooms.get(code)
+        if room is None:
+            return False
+        self._forget(code)
+        room.close()
+        log.info("room %s: dropped (held elsewhere now)", code)
+        return True
+
+    def _forget(self, code: str) -> None:
+        self.rooms.pop(code, None)
+        self.stores.pop(code, None)
 
     def start_sweeping(self) -> None:
         """Start the background task that removes idle rooms."""
@@ -146,28 +226,48 @@ class RoomRegistry:
             unused = is_unused(facts, self.settings.unused_room_seconds)
             if not unused and not is_idle(facts, self.settings.room_idle_seconds):
                 continue
+            store = self.stores[code]
             try:
                 if unused:
-                    await self.store.delete_unused_room(code=code)
+                    await store.delete_unused_room(code=code)
                 else:
                     if room.match is not None and not room.match.finished and room.current.match_id:
-                        await self.store.abandon_match(match_id=room.current.match_id)
-                    await self.store.close_room(code=code)
+                        await store.abandon_match(match_id=room.current.match_id)
+                    await store.close_room(code=code)
             except StorageUnavailable:
-                continue  # try again at the next sweep
+                continue  # try again at the next sweep (or the room was dropped, having another owner)
             room.close()
-            del self.rooms[code]
+            self._forget(code)
+            await self.ownership.release(code)
             removed.append(code)
         return removed
 
     async def shutdown(self) -> None:
-        """Stop the sweeper and every room's timer (the rooms stay stored)."""
+        """Hand every room over (the rooms stay stored, for the next process to take).
+
+        New rooms are refused from now on; the sweeper stops; each room, once
+        its action in progress is done (its write committed, or after
+        :data:`HANDOVER_WAIT_SECONDS`), stops its timer and closes its
+        connections with 1012; then its ownership is released.
+        """
+        self.accepting = False
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
-        for room in self.rooms.values():
-            room.close()
+        for code, room in list(self.rooms.items()):
+            try:
+                await asyncio.wait_for(room.lock.acquire(), HANDOVER_WAIT_SECONDS)
+            except TimeoutError:
+                log.warning("room %s: an action still runs; closing it all the same", code)
+                room.close()
+            else:
+                try:
+                    room.close()
+                finally:
+                    room.lock.release()
+            self._forget(code)
+            await self.ownership.release(code)
 
 
 def _last_summary(record: dict[str, Any]) -> DealSummary | None:

@@ -161,6 +161,7 @@ class Room:
 
     async def _remove(self, seat: int) -> None:
         self.current.require_not_playing("seats_fixed")
+        await self.current.settle()  # the finished match is forgotten below: it must be stored first
         removed = self.seats[seat]
         await self._save(self.lobby.without(seat))
         if self.phase == "finished":
@@ -169,8 +170,7 @@ class Room:
         self._changed()
 
     async def add_bot(self, token_hash: str | None, strength: str, seen: int | None = None) -> int:
-        """The host seats a bot of ``strength`` (``easy``/``normal``/``hard``), if ``seen`` allows
-        (:meth:`Lobby.with_bot`); returns its seat."""
+        """The host seats a bot of ``strength`` if ``seen`` allows (:meth:`Lobby.with_bot`); returns its seat."""
         lobby = await self._change(token_hash, "seats_fixed", lambda old: old.with_bot(strength, seen))
         return len(lobby.seats) - 1
 

@@ -40,6 +40,18 @@ class RoomCodeTaken(StorageError):
     another code, never that row."""
 
 
+class OwnershipLost(StorageError):
+    """A write of a room named an epoch that is no longer the room's: another process has taken the room
+    since (or it is gone). Nothing of that write was stored; the process must forget the room.
+
+    ``room`` is the room's code.
+    """
+
+    def __init__(self, message: str, *, room: str) -> None:
+        super().__init__(message)
+        self.room = room
+
+
 class RecordRejected(Exception):
     """A match record cannot be imported: it is not a record, is faulty or is unfinished.
 

@@ -144,7 +144,9 @@ class RoomRow(Base):
     """A table people sit at, known by its short code.
 
     ``closed_at`` is set once the room is gone from the server's memory;
-    rooms without it are restored when the server starts. ``host_token_hash``
+    rooms without it are restored when the server starts (or, in a cluster,
+    taken by the first process that needs them). ``epoch`` is its owner's
+    fencing number (:class:`RoomOwnerRow`). ``host_token_hash``
     identifies the host (who need not be seated); ``turn_seconds`` is the
     room's turn clock, ``None`` when off.
     """
@@ -157,6 +159,9 @@ class RoomRow(Base):
     turn_seconds: Mapped[int | None]
     created_at: Mapped[datetime]
     closed_at: Mapped[datetime | None] = mapped_column(index=True)
+    epoch: Mapped[int] = mapped_column(server_default="0")
+    """The fencing number of the room's owner: raised by one each time a server process takes the room,
+    and named by every write of the room, which is refused when it is not the current one."""
 
 
 class SeatRow(Base):
@@ -239,3 +244,34 @@ class PlayRow(Base):
     play: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     card: Mapped[str] = mapped_column(StoredText(2))
     played_at: Mapped[datetime]
+
+
+class RoomOwnerRow(Base):
+    """Who took a room at an epoch: one row per room and epoch, so no epoch ever had two owners.
+
+    ``owner`` is the process id of the server that took it (``Settings.process_id``).
+    """
+
+    __tablename__ = "room_owners"
+
+    room_code: Mapped[str] = mapped_column(ForeignKey("rooms.code", ondelete="CASCADE"), primary_key=True)
+    epoch: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    owner: Mapped[str] = mapped_column(StoredText(100))
+    taken_at: Mapped[datetime]
+
+
+class ServerLeaseRow(Base):
+    """The server process that runs the rooms of a database without a cluster (at most one row, ``id`` 1).
+
+    ``holder`` is its process id, ``host`` and ``pid`` where it runs (so that a restart on the same host
+    can tell that the holder is dead), ``expires_at`` when the lease lapses unless renewed.
+    """
+
+    __tablename__ = "server_lease"
+    __table_args__ = (CheckConstraint("id = 1", name="single"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    holder: Mapped[str] = mapped_column(StoredText(100))
+    host: Mapped[str] = mapped_column(StoredText(255))
+    pid: Mapped[int]
+    expires_at: Mapped[datetime]

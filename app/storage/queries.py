@@ -12,7 +12,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, CursorResult, Select, bindparam, delete, exists, func, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    CursorResult,
+    Select,
+    and_,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.orm import InstrumentedAttribute, Session, undefer
 
 from app.game.errors import InvalidRules
@@ -222,13 +235,16 @@ def import_match(session: Session, *, match_id: str, match: Match, imported_at: 
         placings=placings_of(match), record=to_record(match)))
 
 
-def active_rooms(session: Session) -> list[RoomSnapshot]:
-    """Every room not closed, oldest first, with its seats and match in progress (record rebuilt).
+def active_rooms(session: Session, *, code: str | None = None) -> list[RoomSnapshot]:
+    """Every room not closed (only room ``code``, if given), oldest first, with its seats and match in
+    progress (record rebuilt).
 
     A room whose newest match is finished comes with that match instead (``finished``), so
     its final standings can be shown again.
     """
-    open_room = RoomRow.closed_at.is_(None)
+    open_room: ColumnElement[bool] = RoomRow.closed_at.is_(None)
+    if code is not None:
+        open_room = and_(open_room, RoomRow.code == code)
     rooms = session.scalars(select(RoomRow).where(open_room).order_by(RoomRow.created_at, RoomRow.code)).all()
     seats: dict[str, list[SeatRecord]] = {}
     for seat in session.scalars(select(SeatRow).join(RoomRow, SeatRow.room_code == RoomRow.code).where(open_room)
@@ -280,7 +296,7 @@ def active_rooms(session: Session) -> list[RoomSnapshot]:
         snapshots.append(RoomSnapshot(code=room.code, rules=room.rules, host_token_hash=room.host_token_hash,
                                       turn_seconds=room.turn_seconds,
                                       created_at=room.created_at, seats=tuple(seats.get(room.code, [])),
-                                      match=active, finished=last))
+                                      match=active, finished=last, epoch=room.epoch))
     return snapshots
 
 

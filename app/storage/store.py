@@ -25,11 +25,11 @@ from app.game.match import Match
 from app.game.record import NotARecord, RecordFault, outcome, replay
 from app.identity import new_match_id
 from app.names import InvalidName, clean_name, same_name
-from app.storage import migrate, queries
+from app.storage import migrate, ownership, queries
 from app.storage.batch import BatchWriter, Write
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError, describe
-from app.storage.values import FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
+from app.storage.values import Fence, FinishedMatch, MatchPage, RoomSnapshot, SeatRecord, ServerLease
 
 MAX_PAGE = 1_000_000
 """Highest page number :meth:`Storage.list_matches` takes (it keeps the row offset a small number)."""
@@ -108,7 +108,7 @@ class Storage:
 
     def save_room(self, *, code: str, rules: Mapping[str, Any], host_token_hash: str | None,
                   seats: Sequence[SeatRecord], created_at: datetime, turn_seconds: int | None = None,
-                  new: bool = False) -> None:
+                  new: bool = False, fence: Fence | None = None) -> None:
         """Insert or update room ``code`` and replace its seats.
 
         ``rules``: the room's rules options (a JSON-ready dict, docs/rules.md §3);
@@ -119,23 +119,27 @@ class Storage:
         closed room saved again is open again. ``new``: the room is being
         opened, and must not take over a stored room's row: raises
         :class:`~app.storage.errors.RoomCodeTaken` when its code is stored
-        already. Raises :class:`StorageError` (then the room is as before),
-        e.g. for two seats with one index.
+        already. ``fence`` (:class:`~app.storage.values.Fence`): the epoch the write is made under; a new
+        room is stored with it, its owner logged. Raises :class:`StorageError` (then the room is as before),
+        e.g. for two seats with one index, and :class:`~app.storage.errors.OwnershipLost` when ``fence``
+        is not the room's epoch any more (as every write that takes a ``fence`` does).
         """
-        with self._unit(f"save room {code!r}", write=True) as session:
+        with self._unit(f"save room {code!r}", write=True, fence=None if new else fence) as session:
             queries.save_room(session, code=code, rules=rules, host_token_hash=host_token_hash, seats=seats,
                               created_at=created_at, turn_seconds=turn_seconds, new=new)
+            if new and fence is not None:
+                ownership.own_new_room(session, fence, taken_at=created_at)
 
-    def close_room(self, *, code: str, closed_at: datetime) -> None:
+    def close_room(self, *, code: str, closed_at: datetime, fence: Fence | None = None) -> None:
         """Mark room ``code`` closed (gone from memory): it is no longer restored at start.
 
         Its match in progress, if any, is abandoned at ``closed_at``. Closing
         an unknown or closed room does nothing. Raises :class:`StorageError`.
         """
-        with self._unit(f"close room {code!r}", write=True) as session:
+        with self._unit(f"close room {code!r}", write=True, fence=fence) as session:
             queries.close_room(session, code=code, closed_at=closed_at)
 
-    def delete_unused_room(self, *, code: str, closed_at: datetime) -> bool:
+    def delete_unused_room(self, *, code: str, closed_at: datetime, fence: Fence | None = None) -> bool:
         """Delete room ``code`` and its seats if no match was ever started in it (a table opened
         and left unused); returns whether it was deleted.
 
@@ -143,13 +147,13 @@ class Storage:
         :meth:`close_room`, and its matches stay. Nothing happens for an
         unknown room. Raises :class:`StorageError`.
         """
-        with self._unit(f"delete room {code!r}", write=True) as session:
+        with self._unit(f"delete room {code!r}", write=True, fence=fence) as session:
             return queries.delete_unused_room(session, code=code, closed_at=closed_at)
 
     # Matches
 
     def start_match(self, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
-                    players: Sequence[str], started_at: datetime) -> None:
+                    players: Sequence[str], started_at: datetime, fence: Fence | None = None) -> None:
         """Store a new match in progress.
 
         ``match_id`` from :func:`~app.storage.values.new_match_id`;
@@ -160,7 +164,7 @@ class Storage:
         the same match again does nothing. Raises :class:`StorageError`,
         e.g. for a match id in use by another match or an unknown room.
         """
-        with self._unit(f"start match {match_id!r}", write=True) as session:
+        with self._unit(f"start match {match_id!r}", write=True, fence=fence) as session:
             queries.start_match(session, match_id=match_id, room_code=room_code, rules=rules, players=players,
                                 started_at=started_at)
 
@@ -187,7 +191,8 @@ class Storage:
             queries.record_play(session.connection(), match_id=match_id, deal=deal, play=play, card=card,
                                 played_at=played_at)
 
-    def submit_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> Future[None]:
+    def submit_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]],
+                    fence: Fence | None = None) -> Future[None]:
         """:meth:`record_deal` in the next group commit: returns at once, with a future of the write.
 
         The future's result is ``None`` once the deal is committed. It fails
@@ -195,15 +200,19 @@ class Storage:
         and when the database refuses the whole batch (down, locked); then the
         deal is not stored. Writes are applied in the order submitted.
         """
-        return self._batch.submit(*_deal_write(match_id=match_id, deal=deal, dealer=dealer, hands=hands))
+        return self._batch.submit(*_deal_write(match_id=match_id, deal=deal, dealer=dealer, hands=hands,
+                                               fence=fence))
 
-    async def commit_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> None:
+    async def commit_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]],
+                          fence: Fence | None = None) -> None:
         """:meth:`submit_deal` for a caller on the event loop: returns once the deal is committed, or raises
         :class:`StorageError` as its future would fail. The loop is woken once for all it waits for in a
         batch (:meth:`~app.storage.batch.BatchWriter.submit_waited`)."""
-        await self._batch.submit_waited(*_deal_write(match_id=match_id, deal=deal, dealer=dealer, hands=hands))
+        await self._batch.submit_waited(*_deal_write(match_id=match_id, deal=deal, dealer=dealer, hands=hands,
+                                                     fence=fence))
 
-    def submit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> Future[None]:
+    def submit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime,
+                    fence: Fence | None = None) -> Future[None]:
         """:meth:`record_play` in the next group commit: returns at once, with a future of the write.
 
         Plays of many rooms waiting at once are committed in one transaction
@@ -214,20 +223,22 @@ class Storage:
         shown. It fails with :class:`StorageError` for a refused play, and for
         every play of a batch the database refuses as a whole (down, locked),
         none of which is stored. Two plays of one deal submitted one after the
-        other are applied in that order.
+        other are applied in that order. With a ``fence``, a play of a room taken by another process since
+        fails alone with :class:`~app.storage.errors.OwnershipLost`, checked first.
         """
         return self._batch.submit(*_play_write(match_id=match_id, deal=deal, play=play, card=card,
-                                               played_at=played_at))
+                                               played_at=played_at, fence=fence))
 
-    async def commit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> None:
+    async def commit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime,
+                          fence: Fence | None = None) -> None:
         """:meth:`submit_play` for a caller on the event loop: returns once the play is committed (only then
         may it be shown), or raises :class:`StorageError` as its future would fail. The loop is woken once
         for all it waits for in a batch (:meth:`~app.storage.batch.BatchWriter.submit_waited`)."""
         await self._batch.submit_waited(*_play_write(match_id=match_id, deal=deal, play=play, card=card,
-                                                     played_at=played_at))
+                                                     played_at=played_at, fence=fence))
 
     def finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
-                     winners: Sequence[int], ended_at: datetime) -> None:
+                     winners: Sequence[int], ended_at: datetime, fence: Fence | None = None) -> None:
         """Mark a match finished, with its final record (docs/rules.md §4) and results.
 
         ``placings[s]``: seat s's place from 1 (``app.game.standings.placings``);
@@ -235,17 +246,17 @@ class Storage:
         checked again). A match whose start was never stored is stored now
         (started at ``ended_at``). Raises :class:`StorageError`.
         """
-        with self._unit(f"finish match {match_id!r}", write=True) as session:
+        with self._unit(f"finish match {match_id!r}", write=True, fence=fence) as session:
             queries.finish_match(session, match_id=match_id, record=record, placings=placings, winners=winners,
                                  ended_at=ended_at)
 
-    def abandon_match(self, *, match_id: str, ended_at: datetime) -> None:
+    def abandon_match(self, *, match_id: str, ended_at: datetime, fence: Fence | None = None) -> None:
         """Mark a match in progress abandoned: kept, but neither restored nor listed.
 
         Does nothing for an unknown match or one already finished or
         abandoned. Raises :class:`StorageError`.
         """
-        with self._unit(f"abandon match {match_id!r}", write=True) as session:
+        with self._unit(f"abandon match {match_id!r}", write=True, fence=fence) as session:
             queries.abandon_match(session, match_id=match_id, ended_at=ended_at)
 
     # Restart
@@ -260,6 +271,68 @@ class Storage:
         """
         with self._unit("read the open rooms", write=False) as session:
             return queries.active_rooms(session)
+
+    def take_room(self, *, code: str, owner: str, taken_at: datetime) -> RoomSnapshot | None:
+        """Take open room ``code`` for process ``owner``: raise its epoch, log the owner, and read it whole.
+
+        Returns the room as :meth:`active_rooms` gives it, with the new ``epoch`` (which the taker's
+        writes must carry), or ``None`` when no open room has that code. Writes of the room under an
+        older epoch are refused from then on; one being made elsewhere at that moment is waited for
+        and then seen here. Raises :class:`StorageError`.
+        """
+        with self._unit(f"take room {code!r}", write=True) as session:
+            if ownership.take_room(session, code=code, owner=owner, taken_at=taken_at) is None:
+                return None
+            snapshots = queries.active_rooms(session, code=code)
+            return snapshots[0] if snapshots else None
+
+    def take_open_rooms(self, *, owner: str, taken_at: datetime) -> list[RoomSnapshot]:
+        """:meth:`take_room` for every open room at once (a single server's start), oldest first."""
+        with self._unit("take the open rooms", write=True) as session:
+            ownership.take_open_rooms(session, owner=owner, taken_at=taken_at)
+            return queries.active_rooms(session)
+
+    def rooms_in_play(self) -> list[str]:
+        """The codes of the open rooms with a match in progress, oldest first (a cluster's processes take
+        those nobody holds). Raises :class:`StorageError`."""
+        with self._unit("list the rooms in play", write=False) as session:
+            return ownership.rooms_in_play(session)
+
+    def room_owners(self, code: str) -> list[tuple[int, str]]:
+        """Every ``(epoch, owner)`` of room ``code``, oldest first (one owner per epoch). Raises
+        :class:`StorageError`."""
+        with self._unit(f"read the owners of room {code!r}", write=False) as session:
+            return ownership.owners(session, code=code)
+
+    # The lease of a single server
+
+    def server_lease(self) -> ServerLease | None:
+        """The lease of the single server as stored (perhaps expired), ``None`` if there is none.
+        Raises :class:`StorageError`."""
+        with self._unit("read the server lease", write=False) as session:
+            return ownership.server_lease(session)
+
+    def take_server_lease(self, *, holder: str, host: str, pid: int, now: datetime, until: datetime,
+                          replacing: str | None = None) -> bool:
+        """Make process ``holder`` (on ``host``, process ``pid``) the single server until ``until``.
+
+        Returns ``False``, changing nothing, when another holds a lease still live at ``now``, unless it
+        is ``replacing`` (a holder the caller knows to be dead). Raises :class:`StorageError`.
+        """
+        with self._unit("take the server lease", write=True) as session:
+            return ownership.take_server_lease(session, holder=holder, host=host, pid=pid, now=now, until=until,
+                                               replacing=replacing)
+
+    def renew_server_lease(self, *, holder: str, until: datetime) -> bool:
+        """Extend ``holder``'s lease to ``until``; ``False`` when it is not ``holder``'s. Raises
+        :class:`StorageError`."""
+        with self._unit("renew the server lease", write=True) as session:
+            return ownership.renew_server_lease(session, holder=holder, until=until)
+
+    def release_server_lease(self, *, holder: str) -> None:
+        """End ``holder``'s lease, if it holds it. Raises :class:`StorageError`."""
+        with self._unit("release the server lease", write=True) as session:
+            ownership.release_server_lease(session, holder=holder)
 
     # Reading
 
@@ -312,8 +385,11 @@ class Storage:
         return match_id
 
     @contextmanager
-    def _unit(self, action: str, *, write: bool) -> Iterator[Session]:
+    def _unit(self, action: str, *, write: bool, fence: Fence | None = None) -> Iterator[Session]:
         """A session in a transaction, committed at the end; any failure becomes :class:`StorageError`.
+
+        With a ``fence``, the transaction first checks that it is still the room's epoch
+        (:func:`~app.storage.ownership.check_fence`, raising :class:`OwnershipLost`).
 
         Besides SQLAlchemy's errors, ``TypeError`` and ``ValueError`` are
         wrapped too: a database driver raises them for a value it cannot
@@ -323,6 +399,8 @@ class Storage:
         self._check_open()
         try:
             with Session(self._writer if write else self._engine) as session, session.begin():
+                if fence is not None:
+                    ownership.check_fence(session.connection(), fence)
                 yield session
         except (SQLAlchemyError, TypeError, ValueError) as error:
             raise StorageError(f"could not {action}: {describe(error)}") from error
@@ -373,16 +451,18 @@ def _refusal(reason: str, seat: int | None = None) -> RecordRejected:
                                    "reason": reason})
 
 
-def _deal_write(*, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> tuple[str, Write]:
-    """The group commit's write of a deal, and what it is called in errors."""
-    return f"record deal {deal} of match {match_id!r}", partial(
-        queries.record_deal, match_id=match_id, deal=deal, dealer=dealer, hands=[list(hand) for hand in hands])
+def _deal_write(*, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]],
+                fence: Fence | None) -> tuple[str, Write]:
+    """The group commit's write of a deal (checked against ``fence`` first), and what it is called in errors."""
+    return f"record deal {deal} of match {match_id!r}", ownership.fenced(fence, partial(
+        queries.record_deal, match_id=match_id, deal=deal, dealer=dealer, hands=[list(hand) for hand in hands]))
 
 
-def _play_write(*, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> tuple[str, Write]:
-    """The group commit's write of a play, and what it is called in errors."""
-    return f"record play {play} of deal {deal} of match {match_id!r}", partial(
-        queries.record_play, match_id=match_id, deal=deal, play=play, card=card, played_at=played_at)
+def _play_write(*, match_id: str, deal: int, play: int, card: str, played_at: datetime,
+                fence: Fence | None) -> tuple[str, Write]:
+    """The group commit's write of a play (checked against ``fence`` first), and what it is called in errors."""
+    return f"record play {play} of deal {deal} of match {match_id!r}", ownership.fenced(fence, partial(
+        queries.record_play, match_id=match_id, deal=deal, play=play, card=card, played_at=played_at))
 
 
 def _safe_url(url: str) -> str:
@@ -390,3 +470,4 @@ def _safe_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except SQLAlchemyError:
         return "(malformed URL)"
+

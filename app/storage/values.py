@@ -71,7 +71,7 @@ class RoomSnapshot:
     host's token hash (``None`` when nobody hosts), ``turn_seconds`` the turn
     clock (``None`` when off), ``finished`` the room's newest match when that
     one is finished (``None`` otherwise), ``created_at`` aware UTC, ``seats`` the occupied seats by
-    index, ``match`` the match in progress or ``None``.
+    index, ``match`` the match in progress or ``None``, ``epoch`` its owner's fencing number.
     """
 
     code: str
@@ -82,6 +82,35 @@ class RoomSnapshot:
     seats: tuple[SeatRecord, ...]
     match: ActiveMatch | None
     finished: ActiveMatch | None = None
+    epoch: int = 0
+    """The room's epoch as read: after it was taken (``Storage.take_room``), the taker's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """What every write of a room carries: the room's code and the epoch its owner took it under.
+
+    ``owner`` is the process id of that owner (``Settings.process_id``), logged with the epoch when a
+    new room is stored. A write whose epoch is no longer the room's is refused with
+    :class:`~app.storage.errors.OwnershipLost`.
+    """
+
+    room: str
+    epoch: int
+    owner: str
+
+
+@dataclass(frozen=True, slots=True)
+class ServerLease:
+    """The lease of the one server process that runs a database's rooms without a cluster.
+
+    ``holder``: its process id; ``host`` and ``pid``: where it runs; ``expires_at``: aware UTC.
+    """
+
+    holder: str
+    host: str
+    pid: int
+    expires_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,3 +97,32 @@ def test_only_allowed_client_addresses_read_the_metrics_and_others_find_nothing(
 def test_a_metrics_allowance_that_is_not_an_address_is_refused_at_start():
     with pytest.raises(ValueError, match="metrics_allow"):
         Settings(metrics_allow="localhost")
+
+
+def test_healthz_names_the_process_and_counts_its_rooms_and_sockets(client):
+    code, tokens = open_room(client, ["Ana"])
+    before = client.get("/healthz").json()
+    assert before["status"] == "ok" and before["mode"] == "single" and before["process"]
+    assert (before["rooms"], before["sockets"], before["relayed_sockets"], before["hosted_sockets"],
+            before["draining"]) == (1, 0, 0, 0, False)
+    Peer(client, code, tokens[0])
+    deadline = time.monotonic() + 5
+    while client.get("/healthz").json()["sockets"] != 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert client.get("/healthz").json()["sockets"] == 1
+
+
+def test_readyz_says_whether_the_process_takes_new_rooms(client):
+    answer = client.get("/readyz")
+    assert answer.status_code == 200
+    assert answer.json() == {"ready": True, "process": client.get("/healthz").json()["process"], "mode": "single"}
+    client.portal.call(client.app.state.node.drain)  # as SIGTERM does, in the app's event loop
+    answer = client.get("/readyz")
+    assert answer.status_code == 503 and answer.json()["reason"] == "draining"
+    assert client.post("/api/rooms", json={"name": "Ana"}).status_code == 503  # no new rooms while draining
+
+
+def test_readyz_is_503_while_the_database_lease_is_not_held(client):
+    client.app.state.node.database_lease.held = False
+    answer = client.get("/readyz")
+    assert answer.status_code == 503 and answer.json()["reason"] == "database_lease"

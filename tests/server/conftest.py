@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 pytestmark = pytest.mark.server
@@ -62,9 +63,15 @@ class Server:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(10)
 
+    def signal(self, sig: int) -> None:
+        """Send the process ``sig`` (``SIGSTOP`` freezes it, ``SIGCONT`` resumes it)."""
+        assert self.process is not None
+        self.process.send_signal(sig)
+
     def stop(self) -> None:
         """Stop the process if it runs."""
         if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)  # a frozen process would not hear the SIGTERM
             self.process.terminate()
             try:
                 self.process.wait(10)
@@ -105,6 +112,8 @@ class Client:
         self.socket.send(json.dumps({"type": "hello", "token": token} if token else {"type": "hello"}))
         self.state: dict[str, Any] | None = None
         self.version = -1
+        self.frames: list[str] = []
+        """Every frame received, as sent."""
         self.next_state()
 
     def send(self, message: dict[str, Any]) -> None:
@@ -113,7 +122,9 @@ class Client:
 
     def receive(self, timeout: float = 20) -> dict[str, Any]:
         """The next message."""
-        message = json.loads(self.socket.recv(timeout=timeout))
+        frame = self.socket.recv(timeout=timeout)
+        self.frames.append(frame)
+        message = json.loads(frame)
         if message["type"] == "state":
             self.state, self.version = message["state"], message["version"]
         return message
@@ -136,6 +147,14 @@ class Client:
         while self.state is None or not check(self.state):
             self.next_state()
         return self.state
+
+    def close_code(self, timeout: float = 20) -> int | None:
+        """Read until the server closes the connection; its close code."""
+        try:
+            while True:
+                self.receive(timeout)
+        except ConnectionClosed as closed:
+            return closed.rcvd.code if closed.rcvd is not None else None
 
     def close(self) -> None:
         """Close the connection."""

@@ -1,0 +1,127 @@
+"""Two processes' registries on one database: a room taken by the second is dropped by the first at its next write."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from app.game.rules import Rules
+from app.identity import hash_token
+from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.registry import RoomRegistry, new_process_id
+from app.settings import Settings
+from app.storage import StorageError
+from tests.rooms.test_room import Socket, connect
+
+pytestmark = pytest.mark.anyio
+
+SETTINGS = Settings(database_url="sqlite://", deal_pause_seconds=0, bot_delay_seconds=0)
+
+
+async def test_a_process_that_lost_a_room_cannot_write_it_and_drops_it(store):
+    first = RoomRegistry(SETTINGS, store, process="first")
+    room, _, ana = await first.create("Ana", Rules(hand_size=3))
+    _, ben = await room.join("Ben")
+    await room.start(hash_token(ana))
+    socket = Socket()
+    conn = connect(room, socket, hash_token(ben))
+    sender = conn.start()
+    await room.attach(conn)
+    second = RoomRegistry(SETTINGS, store, process="second")
+    taken = await second.take(room.code)
+    assert taken is not None and second.epoch_of(room.code) == 2 and first.epoch_of(room.code) == 1
+
+    seat = room.match.turn
+    card = room.match.legal_cards(seat)[0].code
+    with pytest.raises(RoomError) as refused:
+        await room.play(room.seats[seat].token_hash, card)
+    assert refused.value.code == ErrorCode.STORAGE_UNAVAILABLE
+    assert first.get(room.code) is None and room.closed  # dropped at once, its sockets told to reconnect
+    await asyncio.wait_for(sender, 5)
+    assert socket.closed_with == 1012
+    assert store.storage.room_owners(room.code) == [(1, "first"), (2, "second")]
+
+    # The new owner plays on from the stored state, with nothing of the refused play.
+    assert taken.match.deal.plays == room.match.deal.plays
+    await taken.play(taken.seats[seat].token_hash, card)
+    (snapshot,) = store.storage.active_rooms()
+    assert snapshot.epoch == 2 and snapshot.match.record["deals"][-1]["plays"] == [card]
+    taken.close()
+
+
+async def test_a_restart_takes_every_open_room_under_a_new_epoch(store):
+    first = RoomRegistry(SETTINGS, store, process="first")
+    room, _, _ = await first.create("Ana", Rules())
+    restarted = RoomRegistry(SETTINGS, store, process="again")
+    assert await restarted.restore() == 1 and restarted.epoch_of(room.code) == 2
+    with pytest.raises(RoomError):
+        await room.join("Ben")  # the first process's write is refused
+    assert first.get(room.code) is None
+    await restarted.get(room.code).join("Ben")
+    assert [seat.name for seat in restarted.get(room.code).seats] == ["Ana", "Ben"]
+    for registry in (first, restarted):
+        for live in registry.rooms.values():
+            live.close()
+
+
+async def play_to_the_last_card(room) -> str:
+    """Play the room's match (its players: people, seated in the room) to its end; returns its match id."""
+    while not room.match.finished:
+        if room.match.needs_deal:
+            assert await room.deal_next()
+            continue
+        seat = room.match.turn
+        await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
+    return room.current.match_id
+
+
+async def finished_unstored(store, monkeypatch, process: str):
+    """A registry whose room played a one-deal match to the end, the last play stored but not the match's
+    end (the process was killed between the two writes, or the finish write failed)."""
+    registry = RoomRegistry(SETTINGS, store, process=process)
+    room, _, ana = await registry.create("Ana", Rules(hand_size=3, match_length=1))
+    await room.join("Ben")
+    await room.start(hash_token(ana))
+
+    def refused(**_kwargs):
+        raise StorageError("the database went away")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store.storage, "finish_match", refused)
+        match_id = await play_to_the_last_card(room)
+    assert room.current.finish_pending and store.storage.match_record(match_id) is None
+    return registry, room, ana, match_id
+
+
+async def test_a_restored_room_whose_stored_plays_end_its_match_stores_that_match_finished(store, monkeypatch):
+    first, room, ana, match_id = await finished_unstored(store, monkeypatch, "first")
+    room.close()  # killed before the finish was tried again
+
+    restarted = RoomRegistry(SETTINGS, store, process="again")
+    assert await restarted.restore() == 1
+    taken = restarted.get(room.code)
+    assert taken.phase == "finished" and taken.current.match_id == match_id and not taken.current.finish_pending
+    record = store.storage.match_record(match_id)
+    assert record is not None and record["players"] == ["Ana", "Ben"]
+    # The room then goes on to a new match, and the finished one stays stored.
+    await taken.start(hash_token(ana))
+    assert taken.current.match_id != match_id and store.storage.match_record(match_id) == record
+    taken.close()
+
+
+async def test_a_new_match_is_not_started_over_a_finished_match_not_yet_stored(store, monkeypatch):
+    registry, room, ana, match_id = await finished_unstored(store, monkeypatch, "first")
+    with monkeypatch.context() as patch:
+        patch.setattr(store.storage, "finish_match", lambda **_kwargs: (_ for _ in ()).throw(StorageError("down")))
+        with pytest.raises(RoomError) as refused:
+            await room.start(hash_token(ana))
+        assert refused.value.code == ErrorCode.STORAGE_UNAVAILABLE and room.current.match_id == match_id
+    await room.start(hash_token(ana))  # the database is back: the finish is stored first
+    assert store.storage.match_record(match_id) is not None and room.current.match_id != match_id
+    room.close()
+
+
+def test_process_ids_name_the_process_and_are_never_the_same_twice():
+    one, two = new_process_id("cards1"), new_process_id("cards1")
+    assert one.startswith("cards1-") and two.startswith("cards1-") and one != two
