@@ -36,7 +36,6 @@
   var CLOSE_SILENT = 4408;  // the server closed a page that stopped beating
   var current = null;  // the page's WebSocket: never more than one
   var retryPending = false;  // htmx has a reconnect of its own under way
-  var stateless = 0;  // reconnects since the last state arrived
   var resting = false;  // closed on purpose: hidden in the back/forward cache, or frozen
 
   function visible() {
@@ -47,12 +46,9 @@
     // Full jitter: a random pause below a ceiling that doubles from 0.5 s up to 10 s, so the pages
     // of a server that restarts (or a proxy that reloads) do not all come back at the same instants.
     // Without a network, attempts fail on the device itself: keep them frequent.
-    // htmx counts its retries from zero again whenever a socket opens, even one the server closes at
-    // once (its room is moving to another process): the pause grows until a state arrives instead.
     htmx.config.wsReconnectDelay = function (retry) {
       retryPending = true;
-      stateless = Math.max(stateless + 1, retry);
-      var ceiling = navigator.onLine === false ? 1000 : Math.min(10000, 500 * Math.pow(2, stateless - 1));
+      var ceiling = navigator.onLine === false ? 1000 : Math.min(10000, 500 * Math.pow(2, retry));
       return Math.random() * ceiling;
     };
     var createSocket = htmx.createWebSocket || function (url) { return new WebSocket(url, []); };
@@ -195,7 +191,6 @@
     before = { cards: cardKeys(), handFocus: buttons.indexOf(focused) };
   });
   document.addEventListener("htmx:wsAfterMessage", function () {
-    stateless = 0;
     applyVars();
     if (document.querySelector("#flash.error:not(:empty)")) fadeFlash();
     showDealSummary();

@@ -74,9 +74,10 @@ class Server:
             self.process.send_signal(signal.SIGCONT)  # a frozen process would not hear the SIGTERM
             self.process.terminate()
             try:
-                self.process.wait(10)
+                self.process.wait(30)  # a handover on a busy machine may take a while
             except subprocess.TimeoutExpired:
                 self.process.kill()
+                self.process.wait(10)
 
     def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         """A JSON POST to the server."""
