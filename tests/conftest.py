@@ -51,16 +51,21 @@ def unreachable_reason(url: str) -> str | None:
         engine.dispose()
 
 
+def reachable_or_skip(url: str, reason: str | None, required_by: str) -> str:
+    """``url`` when ``reason`` (why its server cannot be used) is ``None``; else skip the test, or fail it
+    when the environment variable ``required_by`` is ``1`` (CI requires every suite)."""
+    if reason is not None:
+        if os.environ.get(required_by) == "1":
+            pytest.fail(f"{reason} ({required_by}=1)")
+        pytest.skip(reason)
+    return url
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> str:
     """The URL of a reachable PostgreSQL server; skips (or fails, if required) otherwise."""
     url = postgres_url()
-    reason = unreachable_reason(url)
-    if reason is not None:
-        if os.environ.get("CUCUMBER_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"{reason} (CUCUMBER_REQUIRE_POSTGRES=1)")
-        pytest.skip(reason)
-    return url
+    return reachable_or_skip(url, unreachable_reason(url), "CUCUMBER_REQUIRE_POSTGRES")
 
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -89,12 +94,7 @@ def redis_unreachable_reason(url: str) -> str | None:
 def redis_server() -> str:
     """The URL of a reachable Redis; skips (or fails, with ``CUCUMBER_REQUIRE_REDIS=1``) otherwise."""
     url = redis_test_url()
-    reason = redis_unreachable_reason(url)
-    if reason is not None:
-        if os.environ.get("CUCUMBER_REQUIRE_REDIS") == "1":
-            pytest.fail(f"{reason} (CUCUMBER_REQUIRE_REDIS=1)")
-        pytest.skip(reason)
-    return url
+    return reachable_or_skip(url, redis_unreachable_reason(url), "CUCUMBER_REQUIRE_REDIS")
 
 
 @pytest.fixture
