@@ -57,7 +57,8 @@ def tables():
 def regions(table, code):
     renderings = Renderings(table)
     with speaking(code):
-        return {(seat, host): PageRenderer(CONTEXT, link_url=str).render(renderings.view(seat, host), renderings.shared)
+        return {(seat, host): PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host),
+                                                                         renderings.shared)
                 for seat, host in VIEWERS}
 
 
@@ -105,7 +106,7 @@ def test_each_region_is_rendered_once_per_version_and_language_however_many_view
     viewers = [(None, False, code) for code in ("da", "sv", "da", "sv", "da")] * 4  # twenty spectators
     for seat, host, code in viewers:
         with speaking(code):
-            PageRenderer(CONTEXT, link_url=str).render(renderings.view(seat, host), renderings.shared)
+            PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
     assert len(calls) == 2 * len(LIVE_REGIONS)  # each region once in Danish and once in Swedish
 
 

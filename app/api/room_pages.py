@@ -26,7 +26,7 @@ from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from
 from app.rooms.room import Room
 from app.rooms.seat_links import Link
-from app.rooms.views import RoomView
+from app.rooms.views import RoomView, Viewer
 from app.rules_form import rules_from_form
 from app.settings import Settings
 from app.wording.language import language
@@ -258,8 +258,8 @@ class PageRenderer:
         self.room_chat = chat
         self.sent: dict[str, str] = {}
 
-    def render(self, view: RoomView, shared: dict[Any, Any]) -> dict[str, str]:
-        """Every live region of the table page for ``view``, by element id, said in the language being spoken.
+    def render(self, viewer: Viewer, shared: dict[Any, Any]) -> dict[str, str]:
+        """Every live region of the table page for ``viewer``, by element id, said in the language being spoken.
 
         A region is rendered only when what it shows (:data:`LIVE_REGIONS`)
         is new to the room: renderings are kept in ``shared.kept`` (the
@@ -268,6 +268,7 @@ class PageRenderer:
         are the ``{% part %}`` pieces they are made of.
         """
         kept = getattr(shared, "kept", shared)
+        view = viewer.view()
         spoken = language()
         regions: dict[str, str] = {}
         missing: dict[str, Hashable] = {}

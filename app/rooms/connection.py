@@ -16,7 +16,7 @@ from app.identity import new_player_id
 from app.rooms.chat import ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode
 from app.rooms.seat_links import Link
-from app.rooms.views import RoomView
+from app.rooms.views import Viewer
 from app.wording.language import DEFAULT_LANGUAGE, speaking
 
 log = logging.getLogger(__name__)
@@ -41,8 +41,8 @@ class Renderer(Protocol):
 
     kind: str
 
-    def render(self, view: RoomView, shared: dict[Any, Any]) -> Any:
-        """The payload for a viewer's :class:`RoomView` (shared by viewers who see alike).
+    def render(self, viewer: Viewer, shared: dict[Any, Any]) -> Any:
+        """The payload for a :class:`~app.rooms.views.Viewer` (shared by viewers who see alike).
 
         ``shared`` lives for one version of the room: a renderer may keep
         there, under keys of its own, what it can reuse for other viewers.

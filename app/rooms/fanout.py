@@ -17,7 +17,7 @@ from typing import Any
 
 from app.rooms.connection import Connection
 from app.rooms.lobby import seat_of
-from app.rooms.views import RoomView, Table, public_view, viewer_view
+from app.rooms.views import KnownSheet, RoomView, Table, Viewer, known_sheet, public_view
 from app.wording.language import speaking
 
 log = logging.getLogger(__name__)
@@ -96,16 +96,32 @@ class Renderings:
         self.payloads: dict[ViewerKey, Any] = {}
         self.shared: Shared = Shared(previous.shared.kept.following() if previous is not None else Kept())
         self._public: RoomView | None = None
-        self._views: dict[tuple[int | None, bool], RoomView] = {}
+        self._viewers: dict[tuple[int | None, bool], Viewer] = {}
+        # The score sheet of the version before: worked out again only once a deal has been completed.
+        self._known_sheet = previous.known_sheet() if previous is not None else None
+
+    def public(self) -> RoomView:
+        """What everyone sees of this version (:func:`~app.rooms.views.public_view`), built once."""
+        if self._public is None:
+            self._public = public_view(self.table, self._known_sheet)
+        return self._public
+
+    def viewer(self, seat: int | None, host: bool) -> Viewer:
+        """The viewer in ``seat`` (host or not), whose view is built on the public view as far as asked."""
+        viewer = self._viewers.get((seat, host))
+        if viewer is None:
+            viewer = self._viewers[seat, host] = Viewer(self.public(), self.table, seat, host)
+        return viewer
 
     def view(self, seat: int | None, host: bool) -> RoomView:
-        """The view of the viewer in ``seat`` (host or not), built once per version on the public view."""
-        view = self._views.get((seat, host))
-        if view is None:
-            if self._public is None:
-                self._public = public_view(self.table)
-            view = self._views[seat, host] = viewer_view(self._public, self.table, seat, host=host)
-        return view
+        """The whole view of the viewer in ``seat`` (host or not), built once per version."""
+        return self.viewer(seat, host).view()
+
+    def known_sheet(self) -> KnownSheet | None:
+        """The latest score sheet worked out, with the deals it was worked out from (``None``: none yet)."""
+        if self._public is None:
+            return self._known_sheet
+        return known_sheet(self.table, self._public)
 
     def key(self, conn: Connection) -> ViewerKey:
         """How ``conn``'s viewer sees the table: their seat, whether they host, their kind of client and
@@ -132,7 +148,7 @@ def send_state(renderings: Renderings, connections: Iterable[Connection], *, who
             if key not in renderings.payloads:
                 seat, host, _, language = key
                 with speaking(language):
-                    renderings.payloads[key] = conn.renderer.render(renderings.view(seat, host), renderings.shared)
+                    renderings.payloads[key] = conn.renderer.render(renderings.viewer(seat, host), renderings.shared)
             conn.deliver(renderings.payloads[key], whole=whole)
         except Exception:
             log.exception("room %s: could not render the state for a %s connection", renderings.table.code,

@@ -35,7 +35,7 @@ from app.bots.strength import BotStrength
 from app.game.errors import InvalidRules
 from app.game.rules import Rules, preset
 from app.game.score_sheet import DealScore
-from app.game.views import TrickCard
+from app.game.views import HandCard, TrickCard
 from app.identity import is_player_id
 from app.names import form_number
 from app.rooms.chat import REACTION_CODES, ChatLine, ChatStatus
@@ -43,7 +43,7 @@ from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Target
 from app.rooms.schedule import CLOCK_RANGE
 from app.rooms.seat_links import Link
-from app.rooms.views import RoomView
+from app.rooms.views import RoomView, Viewer
 from app.wording import unplayable
 from app.wording.errors import EngineProblem, Problem, problem
 from app.wording.language import language
@@ -467,15 +467,20 @@ def _options(rules: Rules) -> dict[str, Any]:
 
 def you_json(view: RoomView) -> dict[str, Any] | None:
     """The state's ``you``: the viewer's seat and player id, whether they host, their hand and what they may play."""
-    if view.you_seat is None and not view.you_are_host:
+    player = None if view.you_seat is None else view.seats[view.you_seat].player
+    return _you(view.you_seat, view.you_are_host, player, view.hand)
+
+
+def _you(seat: int | None, host: bool, player: str | None, hand: tuple[HandCard, ...]) -> dict[str, Any] | None:
+    if seat is None and not host:
         return None
     return {
-        "seat": view.you_seat,
-        "player": None if view.you_seat is None else view.seats[view.you_seat].player,
-        "host": view.you_are_host,
-        "hand": [held.card.code for held in view.hand],
-        "legal": [held.card.code for held in view.hand if held.legal],
-        "reasons": {held.card.code: unplayable(held.reason) for held in view.hand if held.reason is not None},
+        "seat": seat,
+        "player": player,
+        "host": host,
+        "hand": [held.card.code for held in hand],
+        "legal": [held.card.code for held in hand if held.legal],
+        "reasons": {held.card.code: unplayable(held.reason) for held in hand if held.reason is not None},
     }
 
 
@@ -537,20 +542,22 @@ class JsonRenderer:
     def __init__(self, *, link_url: Callable[[Link], str]) -> None:
         self.link_url = link_url
 
-    def render(self, view: RoomView, shared: dict[Any, Any]) -> tuple[str, str]:
-        """The ``state`` frame for ``view`` in two pieces, the part shared by all its viewers and ``you``'s
-        JSON; :meth:`frame` joins them into the text :func:`state_message` gives.
+    def render(self, viewer: Viewer, shared: dict[Any, Any]) -> tuple[str, str]:
+        """The ``state`` frame for ``viewer`` in two pieces, the part shared by all its viewers and ``you``'s
+        JSON; :meth:`frame` joins them into the text :func:`state_message` gives for their view.
 
-        The whole frame is made only as it is queued for a connection, so that a room does not keep a
-        copy of the shared part for each of its viewers as long as the version lasts.
+        Only the viewer's own hand is looked at besides the public view. The whole frame is made only as
+        it is queued for a connection, so that a room does not keep a copy of the shared part for each of
+        its viewers as long as the version lasts.
         """
         key = (self.kind, language())
         head = shared.get(key)
         if head is None:
-            whole = _compact({"type": "state", "version": view.version, "state": {**public_state_json(view),
-                                                                                 "you": None}})
+            public = viewer.public
+            whole = _compact({"type": "state", "version": public.version,
+                              "state": {**public_state_json(public), "you": None}})
             head = shared[key] = whole[:-len(',"you":null}}')]
-        return head, _compact(you_json(view))
+        return head, _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand))
 
     def frame(self, payload: tuple[str, str], *, whole: bool = False) -> str:
         """The ``state`` frame from its rendered pieces: every state is complete."""

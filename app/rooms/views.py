@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.game.match import Match
+from app.game.match import Deal, Match
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
 from app.game.score_sheet import DealScore, score_sheet
 from app.game.standings import placings
 from app.game.summary import DealSummary
-from app.game.views import HandCard, MatchView, SeatView, hand_view, view_for
+from app.game.views import HandCard, HandView, MatchView, SeatView, hand_view, view_for
 from app.rooms.lobby import Seat, seat_of
 from app.wording import deal_sentences, describe_rules
+
+KnownSheet = tuple[tuple[Deal, ...], tuple[DealScore, ...]]
+"""A match's completed deals and the score sheet worked out from them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +171,12 @@ class Table:
         return "finished" if self.match.finished else "playing"
 
 
-def public_view(table: Table) -> RoomView:
-    """What everyone may see of the room in ``table``: the view of a spectator who does not host."""
+def public_view(table: Table, known_sheet: KnownSheet | None = None) -> RoomView:
+    """What everyone may see of the room in ``table``: the view of a spectator who does not host.
+
+    ``known_sheet`` is a score sheet worked out before, with the completed deals it was worked out from
+    (:func:`known_sheet`): where those are this match's very deals, it is not worked out again.
+    """
     match = table.match
     phase = table.phase
     engine_view = view_for(match, None) if match is not None else None
@@ -215,28 +222,102 @@ def public_view(table: Table) -> RoomView:
         standings=standings,
         turn_seconds=table.turn_seconds,
         turn_remaining=table.turn_remaining,
-        score_sheet=score_sheet(match) if match is not None else (),
+        score_sheet=_sheet(match, known_sheet),
     )
 
 
-def viewer_view(public: RoomView, table: Table, seat: int | None, *, host: bool = False) -> RoomView:
+def _sheet(match: Match | None, known: KnownSheet | None) -> tuple[DealScore, ...]:
+    """The score sheet of ``match`` (empty before one exists): ``known``'s where it was worked out from the
+    same deals (the engine keeps a match's completed deals in one tuple until the next is completed)."""
+    if match is None:
+        return ()
+    if known is not None and known[0] is match.history:
+        return known[1]
+    return score_sheet(match)
+
+
+def known_sheet(table: Table, view: RoomView) -> KnownSheet | None:
+    """The score sheet of ``view`` (a view of ``table``) with the completed deals it was worked out from,
+    for :func:`public_view` to reuse in later versions (``None``: no match)."""
+    return None if table.match is None else (table.match.history, view.score_sheet)
+
+
+def viewer_view(public: RoomView, table: Table, seat: int | None, *, host: bool = False,
+                hand: HandView | None = None) -> RoomView:
     """The view for the player in ``seat`` (``None``: a spectator), from the room's :func:`public_view`.
 
     Only the viewer's own part is added: their hand (from the engine's
-    :func:`~app.game.views.hand_view`, so it reaches nobody else), which seat
-    is theirs, and whether they host.
+    :func:`~app.game.views.hand_view`, so it reaches nobody else; ``hand`` when
+    the caller has it already, as :func:`own_hand` gives it), which seat is
+    theirs, and whether they host.
     """
     if seat is None and not host:
         return public
-    match, engine_view, hand = table.match, public.match, None
-    if seat is not None and match is not None and engine_view is not None and seat < match.seat_count:
-        hand = hand_view(match, seat)
+    engine_view = public.match
+    if hand is None:
+        hand = own_hand(table, seat)
+    if hand is not None and engine_view is not None:
         engine_view = replace(engine_view, you=hand)
     seats = public.seats
     if seat is not None and seat < len(seats):  # the public seats are nobody's: only the viewer's own changes
         seats = (*seats[:seat], replace(seats[seat], is_you=True), *seats[seat + 1:])
     return replace(public, you_seat=seat, you_are_host=host, hand=hand.cards if hand is not None else (),
                    match=engine_view, seats=seats)
+
+
+def own_hand(table: Table, seat: int | None) -> HandView | None:
+    """The hand of the player in ``seat`` at ``table``'s version, with what they may play (the engine's
+    :func:`~app.game.views.hand_view`); ``None`` for a spectator, and for a seat outside the match."""
+    match = table.match
+    if seat is None or match is None or seat >= match.seat_count:
+        return None
+    return hand_view(match, seat)
+
+
+class Viewer:
+    """One kind of viewer of one version of a room: ``seat`` (``None``: a spectator) and ``host``, with
+    what they see built only as far as a renderer asks.
+
+    ``public`` is the version's :func:`public_view`; :attr:`hand` the viewer's
+    own cards (empty for a spectator); :meth:`view` their whole
+    :class:`RoomView` (:func:`viewer_view`). Each is built once.
+    """
+
+    __slots__ = ("_hand", "_looked", "_view", "host", "public", "seat", "table")
+
+    def __init__(self, public: RoomView, table: Table, seat: int | None, host: bool) -> None:
+        self.public, self.table, self.seat, self.host = public, table, seat, host
+        self._hand: HandView | None = None
+        self._looked = False  # whether _hand has been worked out
+        self._view: RoomView | None = None
+
+    @property
+    def hand(self) -> tuple[HandCard, ...]:
+        """The viewer's own hand, each card with whether it may be played and why not (empty: none)."""
+        hand = self._own()
+        return () if hand is None else hand.cards
+
+    @property
+    def player(self) -> str | None:
+        """The public id of the viewer's seat (``None`` for a spectator)."""
+        seats = self.public.seats
+        return seats[self.seat].player if self.seat is not None and self.seat < len(seats) else None
+
+    @property
+    def version(self) -> int:
+        """The version of the room seen."""
+        return self.public.version
+
+    def view(self) -> RoomView:
+        """Everything this viewer sees (:func:`viewer_view`)."""
+        if self._view is None:
+            self._view = viewer_view(self.public, self.table, self.seat, host=self.host, hand=self._own())
+        return self._view
+
+    def _own(self) -> HandView | None:
+        if not self._looked:
+            self._hand, self._looked = own_hand(self.table, self.seat), True
+        return self._hand
 
 
 def room_view(table: Table, seat: int | None, *, host: bool = False) -> RoomView:

@@ -45,7 +45,8 @@ class CountingRenderer:
     def __init__(self, renders: list[tuple]) -> None:
         self.renders = renders
 
-    def render(self, view, shared):
+    def render(self, viewer, shared):
+        view = viewer.view()
         self.renders.append((view.you_seat, view.you_are_host) if language() == "en"
                             else (view.you_seat, view.you_are_host, language()))
         return f"{view.you_seat}/{view.you_are_host}/{','.join(held.card.code for held in view.hand)}"

@@ -13,6 +13,7 @@ from app.api import room_pages
 from app.api.room_pages import LIVE_REGIONS, PageRenderer
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
+from app.game.score_sheet import score_sheet
 from app.game.views import view_for
 from app.rendering import render_blocks
 from app.rooms.fanout import Renderings
@@ -49,7 +50,7 @@ def test_each_json_viewer_gets_the_frame_made_for_them_alone():
     for table in tables():
         renderings, renderer = Renderings(table), JsonRenderer(link_url=str)
         for seat, host in VIEWERS:
-            shared = renderer.frame(renderer.render(renderings.view(seat, host), renderings.shared))
+            shared = renderer.frame(renderer.render(renderings.viewer(seat, host), renderings.shared))
             alone = state_message(room_view(table, seat, host=host))
             assert shared == alone and json.loads(shared)["version"] == table.version
 
@@ -58,7 +59,7 @@ def test_each_page_viewer_gets_the_regions_made_for_them_alone():
     for table in tables():
         renderings = Renderings(table)
         for seat, host in VIEWERS:
-            shared = PageRenderer(CONTEXT, link_url=str).render(renderings.view(seat, host), renderings.shared)
+            shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
             values = {**CONTEXT, "view": room_view(table, seat, host=host)}
             assert shared == {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
 
@@ -111,7 +112,7 @@ def test_each_page_viewer_gets_what_rendering_for_them_alone_gives_in_every_vers
                 for seat, host in ROOM_VIEWERS:
                     if seat is not None and seat >= len(table.seats):
                         continue
-                    shared = PageRenderer(CONTEXT, link_url=str).render(renderings.view(seat, host),
+                    shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host),
                                                                         renderings.shared)
                     values = {**CONTEXT, "view": room_view(table, seat, host=host)}
                     alone = {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
@@ -131,7 +132,7 @@ def test_a_hand_region_is_never_shared_between_seats_and_spectators_never_get_on
         for seat, host in ROOM_VIEWERS:
             if seat is not None and seat >= len(table.seats):
                 continue
-            regions = PageRenderer(CONTEXT, link_url=str).render(renderings.view(seat, host), renderings.shared)
+            regions = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
             hands[seat, host] = regions["hand"]
             if seat is None:
                 assert held_cards(regions["hand"]) == set() and 'data-card' not in regions["hand"]
@@ -152,26 +153,26 @@ def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch)
     monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
     lobby = next(room_life(4))
     first = Renderings(lobby)
-    PageRenderer(CONTEXT, link_url=str).render(first.view(0, True), first.shared)
+    PageRenderer(CONTEXT, link_url=str).render(first.viewer(0, True), first.shared)
     assert sorted(calls) == sorted(LIVE_REGIONS)
     calls.clear()
     # A new version where only the spectators changed: the status (its version and count) is all that is new.
     second = Renderings(replace(lobby, version=lobby.version + 1, spectators=2), first)
-    PageRenderer(CONTEXT, link_url=str).render(second.view(0, True), second.shared)
+    PageRenderer(CONTEXT, link_url=str).render(second.viewer(0, True), second.shared)
     assert calls == ["status"]
     calls.clear()
     # The same, said in Danish: each region once more, in Danish.
     with speaking("da"):
-        PageRenderer(CONTEXT, link_url=str).render(second.view(0, True), second.shared)
+        PageRenderer(CONTEXT, link_url=str).render(second.viewer(0, True), second.shared)
     assert sorted(calls) == sorted(LIVE_REGIONS)
     calls.clear()
     # A new seat: the regions that show the seats, or count them, again; the rules not.
     third = Renderings(replace(lobby, version=lobby.version + 2, spectators=2, seats=SEATS[:2]), second)
-    PageRenderer(CONTEXT, link_url=str).render(third.view(0, True), third.shared)
+    PageRenderer(CONTEXT, link_url=str).render(third.viewer(0, True), third.shared)
     assert sorted(calls) == ["controls", "join", "seats", "status"]
     calls.clear()
     # Another viewer of that version who sees the seats otherwise (Ben's own), and the join form alike.
-    PageRenderer(CONTEXT, link_url=str).render(third.view(1, False), third.shared)
+    PageRenderer(CONTEXT, link_url=str).render(third.viewer(1, False), third.shared)
     assert sorted(calls) == ["controls", "rules", "seats", "status"]
 
 
@@ -185,12 +186,37 @@ def test_a_play_renders_again_only_what_it_changed(monkeypatch):
                                                                    seat)[0])
     first = Renderings(before)
     for seat, host in ROOM_VIEWERS:
-        PageRenderer(CONTEXT, link_url=str).render(first.view(seat, host), first.shared)
+        PageRenderer(CONTEXT, link_url=str).render(first.viewer(seat, host), first.shared)
     calls = []
     real = room_pages.render_each
     monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
     second = Renderings(after, first)
     for seat, host in ROOM_VIEWERS:
-        PageRenderer(CONTEXT, link_url=str).render(second.view(seat, host), second.shared)
+        PageRenderer(CONTEXT, link_url=str).render(second.viewer(seat, host), second.shared)
     assert not {"summary", "controls", "join", "rules"} & set(calls)
     assert calls.count("status") == 2  # the seat to play, and everyone else
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_each_versions_score_sheet_is_the_matchs_own_though_it_is_worked_out_only_after_a_deal(seed, monkeypatch):
+    """The score sheet is carried from one version to the next (even across versions nobody looked at)
+    and worked out again only when a deal has been completed or another match is played."""
+    from app.rooms import views
+
+    worked_out = []
+
+    def counted(match):
+        worked_out.append(match)
+        return score_sheet(match)
+
+    monkeypatch.setattr(views, "score_sheet", counted)
+    previous, deals = None, []
+    for number, table in enumerate(room_life(seed)):
+        renderings = previous = Renderings(table, previous)
+        if number % 3 == 2:
+            continue  # nobody looked at this version
+        sheet = renderings.public().score_sheet
+        assert sheet == (score_sheet(table.match) if table.match is not None else ())
+        if table.match is not None and (not deals or deals[-1] is not table.match.history):
+            deals.append(table.match.history)
+    assert [match.history for match in worked_out] == deals
