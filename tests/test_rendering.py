@@ -25,7 +25,7 @@ from app.rendering import card_face, templates, when
 from app.rooms.fanout import Kept, Renderings
 from app.rooms.lobby import Seat
 from app.rooms.views import Table
-from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES, speaking
+from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES, speaking, translations
 from tests.game.helpers import random_steps
 from tests.words import english_left, readable
 
@@ -158,3 +158,16 @@ def test_a_card_face_is_the_macros_face_in_the_language_spoken():
             assert card_face(card, small=True, label=False) == str(macro(card, small=True, label=False))
     with speaking("de"):
         assert "Herz-Dame" in card_face(card)
+
+
+def test_a_text_without_variables_is_said_in_the_language_spoken_each_time_and_a_double_percent_is_one():
+    from app.rendering import templates
+
+    page = templates.env.from_string('{{ _("Players") }}|{{ _("100%% sure") }}')
+    said = {}
+    for code in ("en", "da", "en", "sv"):
+        with speaking(code):
+            said[code] = page.render()
+    assert said["en"] == "Players|100% sure"
+    assert said["da"].split("|") == [translations("da").gettext("Players"), "100% sure"] and said["da"] != said["en"]
+    assert said["sv"].split("|")[0] == translations("sv").gettext("Players") != "Players"
