@@ -117,6 +117,15 @@ class Renderings:
         """The whole view of the viewer in ``seat`` (host or not), built once per version."""
         return self.viewer(seat, host).view()
 
+    def let_go(self) -> None:
+        """Forget the views built so far (the payloads stay): a room's version often lasts seconds, and
+        views kept that long outlive the garbage collector's young generations, where every later
+        collection would look at them again. A view asked for later is built again."""
+        if self._public is not None:
+            self._known_sheet = known_sheet(self.table, self._public)
+            self._public = None
+        self._viewers.clear()
+
     def known_sheet(self) -> KnownSheet | None:
         """The latest score sheet worked out, with the deals it was worked out from (``None``: none yet)."""
         if self._public is None:
@@ -132,7 +141,8 @@ class Renderings:
 
 
 def send_state(renderings: Renderings, connections: Iterable[Connection], *, whole: bool = False) -> None:
-    """Queue the state in ``renderings`` for each of ``connections``, rendered once per kind of viewer.
+    """Queue the state in ``renderings`` for each of ``connections``, rendered once per kind of viewer;
+    then let go of the views built for it (:meth:`Renderings.let_go`).
 
     Each rendering is made in its viewers' language (:func:`~app.wording.language.speaking`).
 
@@ -154,4 +164,5 @@ def send_state(renderings: Renderings, connections: Iterable[Connection], *, who
             log.exception("room %s: could not render the state for a %s connection", renderings.table.code,
                           conn.kind)
             conn.abort()
+    renderings.let_go()
     renderings.shared.kept.settle()
