@@ -97,6 +97,18 @@ def build_parser() -> argparse.ArgumentParser:
                        help="load: languages the sockets of each table speak in turn, e.g. en,da,sv (default en)")
     bench.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                        help="load: a server setting for the run, e.g. CUCUMBER_SEND_QUEUE_SIZE=64 (repeatable)")
+    bench.add_argument("--database", choices=["sqlite", "postgres"], default=None,
+                       help="load: the server's database: a SQLite file (default) or a PostgreSQL database "
+                            "created for the run and dropped after it")
+    bench.add_argument("--cluster", choices=["owner", "relayed"], default=None,
+                       help="load: a cluster on PostgreSQL and Redis instead of one process; each table's "
+                            "requests and sockets go to the room's owner, or to another process that relays them")
+    bench.add_argument("--processes", type=int, default=2, help="load: processes of the cluster (default 2)")
+    bench.add_argument("--postgres-url", default=None,
+                       help="load: the PostgreSQL server for --database postgres and --cluster "
+                            "(default postgresql+psycopg://postgres@127.0.0.1:5432/test)")
+    bench.add_argument("--redis-url", default=None,
+                       help="load: the Redis server for --cluster (default redis://127.0.0.1:6379/0)")
 
     arena = commands.add_parser("arena", help="play matches between bots and compare their strengths",
                                 epilog=rules_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -166,7 +178,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return load.main(tables=args.tables, players=args.players, pace=args.pace, duration=args.duration,
                          flat_tables=args.flat_tables, flat_duration=args.flat_duration, page=args.page,
                          skip_bare=args.skip_bare, only_bare=args.only_bare, port=args.port, preset=args.preset,
-                         seed=args.seed, env=args.env, languages=args.languages, chat=args.chat)
+                         seed=args.seed, env=args.env, languages=args.languages, chat=args.chat,
+                         database=args.database, cluster=args.cluster, processes=args.processes,
+                         postgres_url=args.postgres_url, redis_url=args.redis_url)
     if args.command == "bench":
         from bench import engine
 

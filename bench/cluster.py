@@ -1,11 +1,12 @@
 """A Cucumber cluster on one machine: several ``cucumber serve`` processes sharing a PostgreSQL
 database and a Redis key prefix of their own, behind nginx routing by room code.
 
-The cluster tests and the browser tests use it; a benchmark can too. Each
-cluster creates its own database (``cucumber_cluster_<random>``) on the given
-PostgreSQL server and drops it when closed, uses Redis keys under a prefix of
-its own (deleted when closed) and runs nginx as a child process with its
-configuration in a temporary folder, rendered from the one template in
+The cluster tests, the browser tests and ``cucumber bench load --cluster`` use
+it. Each cluster creates its own database (``cucumber_cluster_<random>``, a
+:class:`FreshDatabase`, which the load benchmark also gives a single process)
+on the given PostgreSQL server and drops it when closed, uses Redis keys under a
+prefix of its own (deleted when closed) and runs nginx as a child process with
+its configuration in a temporary folder, rendered from the one template in
 ``deploy/nginx/cucumber.conf.template`` that ``deploy/compose.yaml`` uses too.
 Every port is a free one, so runs cannot collide.
 """
@@ -13,6 +14,7 @@ Every port is a free one, so runs cannot collide.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -93,6 +95,49 @@ def cluster_missing() -> str | None:
     if "redis_url" not in Settings.model_fields:
         return "this build of the server has no cluster mode (no CUCUMBER_REDIS_URL setting)"
     return None
+
+
+# ---------------------------------------------------------------------- a database of its own
+
+
+@dataclass
+class FreshDatabase:
+    """A PostgreSQL database of its own, ``name``, on the server at ``server_url`` (a SQLAlchemy URL).
+
+    :meth:`create` makes it (empty: the server migrates it, or ``cucumber db upgrade`` does) and returns
+    its URL; :meth:`drop` drops it, cutting any connection still open. Both raise SQLAlchemy's errors
+    when the server cannot be reached.
+    """
+
+    server_url: str = DEFAULT_POSTGRES_URL
+    name: str = field(default_factory=lambda: f"cucumber_cluster_{secrets.token_hex(6)}")
+    url: str = ""
+    """The database's URL once created, ``""`` before and after."""
+
+    def create(self) -> str:
+        """Create the database; returns its URL (password included, for the processes' environment)."""
+        from sqlalchemy import make_url
+
+        self._admin('CREATE DATABASE "{}"')
+        self.url = make_url(self.server_url).set(database=self.name).render_as_string(hide_password=False)
+        return self.url
+
+    def drop(self) -> None:
+        """Drop the database if this object created it (idempotent)."""
+        if self.url:
+            self._admin('DROP DATABASE IF EXISTS "{}" WITH (FORCE)')
+            self.url = ""
+
+    def _admin(self, statement: str) -> None:
+        from sqlalchemy import create_engine
+        from sqlalchemy.pool import NullPool
+
+        admin = create_engine(self.server_url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as connection:
+                connection.exec_driver_sql(statement.format(self.name))
+        finally:
+            admin.dispose()
 
 
 # ---------------------------------------------------------------------- nginx
@@ -189,10 +234,13 @@ def _end(process: subprocess.Popen[bytes] | None, wait: float = 15) -> None:
 
 
 class AppProcess:
-    """One ``cucumber serve`` of the cluster on its own port; it keeps its port and name across restarts."""
+    """One ``cucumber serve`` of the cluster on its own port; it keeps its port and name across restarts.
 
-    def __init__(self, name: str, env: dict[str, str], log: Path) -> None:
-        self.name, self.port, self.log = name, free_port(), log
+    With a ``core``, the process runs on that core only (a benchmark's pinning).
+    """
+
+    def __init__(self, name: str, env: dict[str, str], log: Path, *, core: int | None = None) -> None:
+        self.name, self.port, self.log, self.core = name, free_port(), log, core
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**env, "CUCUMBER_PROCESS_NAME": name}
         self.process: subprocess.Popen[bytes] | None = None
@@ -216,10 +264,13 @@ class AppProcess:
         while it runs."""
         if self.alive:
             raise RuntimeError(f"{self.name} runs already")
+        # In the child, before exec, so that every thread it starts runs on the core too.
+        pin = None if self.core is None else functools.partial(os.sched_setaffinity, 0, {self.core})
         with open(self.log, "ab") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-                env=self.env, stdout=out, stderr=subprocess.STDOUT)
+                env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                preexec_fn=pin)  # noqa: PLW1509 (one system call in the child, nothing that takes a lock)
         self.lives.append((self.process.pid, time.time(), None))
 
     def wait_ready(self, timeout: float = STARTUP_SECONDS) -> None:
@@ -296,7 +347,9 @@ class Cluster:
     before the processes start), starts every process and the proxy, and on
     leaving stops them, deletes the Redis keys and drops the database.
     ``settings`` are environment variables for the processes on top of
-    :data:`FAST_PLAY_SETTINGS` and the cluster's own.
+    :data:`FAST_PLAY_SETTINGS` and the cluster's own. Without ``with_proxy`` no
+    nginx is started (clients then go to each process's own ``url``); with a
+    ``core``, every process runs on that core only.
     """
 
     folder: Path
@@ -305,11 +358,14 @@ class Cluster:
     redis_url: str = DEFAULT_REDIS_URL
     socket_route: str = "cucumber_rooms"
     settings: dict[str, str] = field(default_factory=dict)
+    with_proxy: bool = True
+    core: int | None = None
     database: str = field(default_factory=lambda: f"cucumber_cluster_{secrets.token_hex(6)}")
     redis_prefix: str = field(default_factory=lambda: f"cucumber-test-{secrets.token_hex(6)}")
     apps: list[AppProcess] = field(default_factory=list)
     proxy: Proxy | None = None
     database_url: str = ""
+    _fresh: FreshDatabase | None = field(default=None, init=False, repr=False)
 
     def __enter__(self) -> Cluster:
         try:
@@ -329,13 +385,11 @@ class Cluster:
         return self.proxy.url
 
     def start(self) -> None:
-        """Create and migrate the database, start the processes, wait until each is ready, start nginx."""
-        from sqlalchemy import make_url
-
+        """Create and migrate the database, start the processes, wait until each is ready, start nginx
+        (unless ``with_proxy`` is false)."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._admin("CREATE DATABASE \"{}\"")
-        self.database_url = make_url(self.postgres_url).set(database=self.database).render_as_string(
-            hide_password=False)
+        self._fresh = FreshDatabase(self.postgres_url, self.database)
+        self.database_url = self._fresh.create()
         env = {key: value for key, value in os.environ.items()
                if not key.startswith("CUCUMBER_") and key != "DATABASE_URL"}
         env.update({**FAST_PLAY_SETTINGS, "DATABASE_URL": self.database_url, "PYTHONUNBUFFERED": "1",
@@ -346,11 +400,14 @@ class Cluster:
                                  text=True, timeout=120, check=False)
         if upgrade.returncode != 0:
             raise RuntimeError(f"cucumber db upgrade failed:\n{upgrade.stdout}{upgrade.stderr}")
-        self.apps = [AppProcess(f"app{index}", env, self.folder / f"app{index}.log") for index in range(self.processes)]
+        self.apps = [AppProcess(f"app{index}", env, self.folder / f"app{index}.log", core=self.core)
+                     for index in range(self.processes)]
         for app in self.apps:
             app.start()
         for app in self.apps:
             app.wait_ready()
+        if not self.with_proxy:
+            return
         self.proxy = Proxy(self.folder / "nginx", [f"127.0.0.1:{app.port}" for app in self.apps],
                            socket_route=self.socket_route)
         self.proxy.start()
@@ -363,9 +420,9 @@ class Cluster:
             app.stop()
         with contextlib.suppress(Exception):
             self._forget_redis_keys()
-        if self.database_url:
-            self._admin("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)")
-            self.database_url = ""
+        if self._fresh is not None:
+            self._fresh.drop()
+        self.database_url = ""
 
     def restart(self, app: AppProcess) -> None:
         """Start ``app`` again on its port and wait until it is ready."""
@@ -387,17 +444,6 @@ class Cluster:
             if error_log.exists():
                 parts.append(f"--- nginx\n{error_log.read_text(errors='replace')[-3000:]}")
         return "\n".join(parts)
-
-    def _admin(self, statement: str) -> None:
-        from sqlalchemy import create_engine
-        from sqlalchemy.pool import NullPool
-
-        admin = create_engine(self.postgres_url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
-        try:
-            with admin.connect() as connection:
-                connection.exec_driver_sql(statement.format(self.database))
-        finally:
-            admin.dispose()
 
     def _forget_redis_keys(self) -> None:
         import redis

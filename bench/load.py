@@ -1,7 +1,9 @@
-"""Many tables playing at once against a real ``cucumber serve`` process, and against a bare yardstick.
+"""Many tables playing at once against real ``cucumber serve`` processes, and against a bare yardstick.
 
-Prints one JSON line per server and phase (setup, human pace, flat out), then
-one line of ratios. docs/performance.md says what each figure means.
+One process on SQLite or on PostgreSQL, or a cluster of processes on PostgreSQL and Redis whose
+tables' traffic goes to each room's owner or, through the relay, to another process. Prints one
+JSON line per server and phase (setup, human pace, flat out), then one line of ratios.
+docs/performance.md says what each figure means.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import random
 import re
 import resource
+import secrets
 import shutil
 import signal
 import socket
@@ -24,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,9 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
+
+from bench.cluster import DEFAULT_POSTGRES_URL, DEFAULT_REDIS_URL, Cluster, FreshDatabase
+from bench.targets import Member, Services, Target, cpu_seconds, used
 
 UNSEEN_AFTER_SECONDS = 30.0
 """A play whose new version has not reached every socket of its table by then counts as unseen."""
@@ -54,6 +61,10 @@ _JSON_VERSION = re.compile(r'"version":(\d+)')
 _PAGE_VERSION = re.compile(r'data-version="(\d+)"')
 _ERROR_CODE = re.compile(r'"code":"([a-z_]+)"')
 
+DATABASES = ("sqlite", "postgres")
+ROUTES = ("owner", "relayed")
+"""A cluster's routes: each table's requests and sockets go to the room's owner, or to another process."""
+
 
 @dataclass
 class Config:
@@ -74,6 +85,19 @@ class Config:
     preset: str = "quick"
     seed: int = 1
     env: dict[str, str] = field(default_factory=dict)
+    database: str = "sqlite"
+    """``sqlite`` (a file on a disk) or ``postgres`` (a database created for the run on ``postgres_url``)."""
+    cluster: str | None = None
+    """``None``: one process. ``owner`` or ``relayed``: ``processes`` processes on PostgreSQL and Redis,
+    each table's traffic going to the room's owner, or to a process that relays it to the owner."""
+    processes: int = 2
+    postgres_url: str = DEFAULT_POSTGRES_URL
+    redis_url: str = DEFAULT_REDIS_URL
+
+    @property
+    def mode(self) -> str:
+        """What the run measures: ``sqlite``, ``postgres``, ``cluster-owner`` or ``cluster-relayed``."""
+        return self.database if self.cluster is None else f"cluster-{self.cluster}"
 
     @property
     def sockets_per_table(self) -> int:
@@ -126,13 +150,6 @@ def choose_cores() -> tuple[int | None, int | None]:
     """``(server core, generator core)``: the first two cores we may use, or ``None`` on one core."""
     cores = sorted(os.sched_getaffinity(0))
     return (cores[0], cores[1]) if len(cores) >= 2 else (None, None)
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU seconds of a process, all its threads (``/proc/<pid>/stat``)."""
-    with open(f"/proc/{pid}/stat") as file:
-        fields = file.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def queue_seconds(pid: int) -> float:
@@ -362,10 +379,13 @@ class Socket:
 
 
 class Table:
-    """A room with its players' and spectators' sockets and the plays still on their way."""
+    """A room with its players' and spectators' sockets and the plays still on their way; ``port`` is the
+    server process they talk to."""
 
-    def __init__(self, index: int, code: str, tokens: list[str], rng: random.Random) -> None:
+    def __init__(self, index: int, code: str, tokens: list[str], rng: random.Random, port: int) -> None:
         self.index, self.code, self.tokens, self.rng = index, code, tokens, rng
+        self.port = port
+        """Where the table's joins and sockets go (see :class:`~bench.targets.Target`)."""
         self.players: list[Socket] = []
         self.sockets: list[Socket] = []
         self.pending: list[Play] = []
@@ -475,11 +495,14 @@ class Table:
                 await self.changed.wait()
 
 
-async def open_tables(port: int, config: Config, count: int) -> list[Table]:
-    """Open ``count`` rooms over HTTP, each with ``config.players`` players; returns them in order."""
+async def open_tables(target: Target, config: Config, count: int) -> list[Table]:
+    """Open ``count`` rooms over HTTP, each with ``config.players`` players; returns them in order.
+
+    Table ``i`` is opened on ``target.opening_port(i)`` and joined on ``target.table_port(i)``.
+    """
     limit = asyncio.Semaphore(HTTP_CONCURRENCY)
 
-    async def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def post(port: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
         for attempt in range(3):
             try:
                 status, answer = await http("POST", port, path, body)
@@ -491,34 +514,36 @@ async def open_tables(port: int, config: Config, count: int) -> list[Table]:
         raise RuntimeError(f"POST {path} failed: {status} {answer}")
 
     async def one(index: int) -> Table:
+        port = target.table_port(index)
         async with limit:
-            room = await post("/api/rooms", {"name": "Player 1", "preset": config.preset})
+            room = await post(target.opening_port(index), "/api/rooms", {"name": "Player 1", "preset": config.preset})
             tokens = [room["token"]]
             for seat in range(1, config.players):
-                joined = await post(f"/api/rooms/{room['code']}/players", {"name": f"Player {seat + 1}"})
+                joined = await post(port, f"/api/rooms/{room['code']}/players", {"name": f"Player {seat + 1}"})
                 tokens.append(joined["token"])
-        return Table(index, room["code"], tokens, random.Random(f"{config.seed}-{index}"))
+        return Table(index, room["code"], tokens, random.Random(f"{config.seed}-{index}"), port)
 
     return list(await asyncio.gather(*(one(index) for index in range(count))))
 
 
-async def connect_tables(port: int, tables: list[Table], page: bool, languages: tuple[str, ...] = ("en",)) -> int:
-    """Open every table's sockets (players, then a spectator; the same again for the page with ``page``).
+async def connect_tables(tables: list[Table], page: bool, languages: tuple[str, ...] = ("en",)) -> int:
+    """Open every table's sockets (players, then a spectator; the same again for the page with ``page``),
+    each to its table's ``port``.
 
     The sockets of a table speak ``languages`` in turn (``lang`` in ``hello``, the ``cucumber_lang``
     cookie for the page). Returns how many sockets could not be opened.
     """
     limit = asyncio.Semaphore(CONNECT_CONCURRENCY)
-    origin = f"http://127.0.0.1:{port}"
     failed = 0
 
     async def one(sock: Socket, path: str, hello: dict[str, Any] | None, cookie: str | None) -> None:
         nonlocal failed
         headers = {"Cookie": cookie} if cookie else None
+        origin = f"http://127.0.0.1:{sock.table.port}"
         async with limit:
             for attempt in range(CONNECT_ATTEMPTS):
                 try:
-                    sock.ws = await connect(f"ws://127.0.0.1:{port}{path}", origin=Origin(origin),
+                    sock.ws = await connect(f"ws://127.0.0.1:{sock.table.port}{path}", origin=Origin(origin),
                                            additional_headers=headers,
                                             open_timeout=30, ping_interval=None, close_timeout=1, proxy=None,
                                             max_size=2**22)
@@ -627,7 +652,12 @@ def milliseconds(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 1)
 
 
-async def run_phase(server: ServerProcess, tables: list[Table], pace: float, duration: float,
+def per_play_ms(seconds: float, plays: int) -> float | None:
+    """CPU ``seconds`` per play, in ms (``None`` without plays)."""
+    return round(seconds * 1000 / plays, 2) if plays else None
+
+
+async def run_phase(target: Target, services: Services, tables: list[Table], pace: float, duration: float,
                     chat: bool = False) -> dict[str, Any]:
     """Play at ``tables`` for ``duration`` seconds, then wait for the plays still on their way.
 
@@ -635,16 +665,20 @@ async def run_phase(server: ServerProcess, tables: list[Table], pace: float, dur
 
     Returns the phase's figures: plays sent, seen by every socket of their
     table, never seen, refused; plays seen per second of the phase; latency
-    percentiles in ms; the server's CPU time per play seen, in ms; CPU of the server, of this process and of everything
-    else on the machine, as fractions of one core over the phase, and how long
-    the server's and this process's threads waited for a core (seconds per
-    second); the server's RSS at the end.
+    percentiles in ms; the CPU time per play seen, in ms, of each server
+    process and of all of them, and of the database's backends and Redis
+    beside them; CPU of the servers, of this process and of everything else on
+    the machine, as fractions of one core over the phase, and how long the
+    servers' and this process's threads waited for a core (seconds per
+    second); the servers' RSS at the end.
     """
     stats = Stats()
     for table in tables:
         table.stats = stats
-    server_cpu, own_cpu, machine_cpu = cpu_seconds(server.pid), own_cpu_seconds(), machine_cpu_seconds()
-    server_queue, own_queue = queue_seconds(server.pid), queue_seconds(os.getpid())
+    pids = [member.pid for member in target.members]
+    server_cpu, own_cpu, machine_cpu = [cpu_seconds(pid) for pid in pids], own_cpu_seconds(), machine_cpu_seconds()
+    server_queue, own_queue = [queue_seconds(pid) for pid in pids], queue_seconds(os.getpid())
+    beside = services.cpu()
     start = time.perf_counter()
     end = start + duration
     drivers = [asyncio.create_task(drive(table, pace, start, end, stats)) for table in tables]
@@ -655,33 +689,49 @@ async def run_phase(server: ServerProcess, tables: list[Table], pace: float, dur
         expire(tables, time.perf_counter())
     await asyncio.gather(*drivers)
     elapsed = time.perf_counter() - start
-    server_cpu, own_cpu = cpu_seconds(server.pid) - server_cpu, own_cpu_seconds() - own_cpu
+    server_cpu = [cpu_seconds(pid) - before for pid, before in zip(pids, server_cpu, strict=True)]
+    own_cpu = own_cpu_seconds() - own_cpu
     machine_cpu = machine_cpu_seconds() - machine_cpu
-    server_queue, own_queue = queue_seconds(server.pid) - server_queue, queue_seconds(os.getpid()) - own_queue
+    database_cpu, redis_cpu = used(beside, services.cpu())
+    server_queue = [queue_seconds(pid) - before for pid, before in zip(pids, server_queue, strict=True)]
+    own_queue = queue_seconds(os.getpid()) - own_queue
     while any(table.pending for table in tables):
         expire(tables, time.perf_counter())
         await asyncio.sleep(0.05)
     latencies = sorted(stats.latencies)
+    seen = len(latencies)
+    rss = [rss_mb(pid) for pid in pids]
+    processes = [{"name": member.name, "pid": member.pid, "cpu": round(cpu / elapsed, 3),
+                  "cpu_ms_per_play": per_play_ms(cpu, seen), "cpu_queue": round(queue / elapsed, 3),
+                  "rss_mb": round(memory, 1)}
+                 for member, cpu, queue, memory in zip(target.members, server_cpu, server_queue, rss, strict=True)]
+    others = machine_cpu - sum(server_cpu) - own_cpu - database_cpu - redis_cpu
     return {
         "tables": len(tables),
         "sockets": sum(len(table.live()) for table in tables),
         "duration_s": round(elapsed, 2),
         "plays": stats.sent,
-        "plays_seen": len(latencies),
+        "plays_seen": seen,
         "plays_unseen": stats.unseen,
         "plays_refused": stats.refused,
-        "plays_per_s": round(len(latencies) / elapsed, 1),
+        "plays_per_s": round(seen / elapsed, 1),
         "p50_ms": milliseconds(percentile(latencies, 0.50)),
         "p99_ms": milliseconds(percentile(latencies, 0.99)),
         "max_ms": milliseconds(latencies[-1] if latencies else None),
         "matches_started": stats.starts,
-        "server_cpu": round(server_cpu / elapsed, 3),
-        "server_cpu_ms_per_play": round(server_cpu * 1000 / len(latencies), 2) if latencies else None,
+        "server_cpu": round(sum(server_cpu) / elapsed, 3),
+        "server_cpu_ms_per_play": per_play_ms(sum(server_cpu), seen),
+        "processes": processes,
+        "database_cpu": round(database_cpu / elapsed, 3) if services.counts_database else None,
+        "database_cpu_ms_per_play": per_play_ms(database_cpu, seen) if services.counts_database else None,
+        "redis_cpu": round(redis_cpu / elapsed, 3) if services.counts_redis else None,
+        "redis_cpu_ms_per_play": per_play_ms(redis_cpu, seen) if services.counts_redis else None,
         "generator_cpu": round(own_cpu / elapsed, 3),
-        "other_cpu": round(max(0.0, machine_cpu - server_cpu - own_cpu) / elapsed, 3),
-        "server_cpu_queue": round(server_queue / elapsed, 3),
+        "other_cpu": round(max(0.0, others) / elapsed, 3),
+        "server_cpu_queue": round(sum(server_queue) / elapsed, 3),
         "generator_cpu_queue": round(own_queue / elapsed, 3),
-        "server_rss_mb": round(rss_mb(server.pid), 1),
+        "server_rss_mb": round(sum(rss), 1),
+        "rooms_moved": services.rooms_moved(),
         "chat_tables": len(chatting),
         "chat_lines": stats.chat_sent,
         "chat_frames_received": stats.chat_received,
@@ -702,11 +752,13 @@ def emit(line: dict[str, Any]) -> None:
     print(json.dumps(line), flush=True)
 
 
-def start_server(kind: str, config: Config, folder: Path, core: int | None) -> tuple[ServerProcess, dict[str, str]]:
-    """Start ``cucumber serve`` (on a SQLite file in ``folder``) or the bare server; returns it and its settings."""
+def start_server(kind: str, config: Config, folder: Path, core: int | None,
+                 database_url: str | None = None) -> tuple[ServerProcess, dict[str, str]]:
+    """Start one ``cucumber serve`` (on ``database_url``, else a SQLite file in ``folder``) or the bare
+    server; returns it and its settings."""
     port = config.port or free_port()
     if kind == "cucumber":
-        settings = {"DATABASE_URL": f"sqlite:///{folder / 'bench.db'}", **server_settings(config)}
+        settings = {"DATABASE_URL": database_url or f"sqlite:///{folder / 'bench.db'}", **server_settings(config)}
         argv = [sys.executable, "-m", "app", "serve", "--port", str(port)]
     else:
         settings = {}
@@ -715,66 +767,146 @@ def start_server(kind: str, config: Config, folder: Path, core: int | None) -> t
     return server, settings
 
 
+@contextlib.asynccontextmanager
+async def launch(kind: str, config: Config, folder: Path, core: int | None) -> AsyncIterator[tuple[Target, Any]]:
+    """Start the servers of a run, all on ``core``, and yield them with their settings (for the setup line).
+
+    ``bare``: the yardstick. ``cucumber``: as ``config.mode`` says, one process on a SQLite file in
+    ``folder`` or on a PostgreSQL database created for the run, or ``config.processes`` processes of
+    a :class:`~bench.cluster.Cluster` (its own database and Redis prefix, no proxy: each table's
+    traffic goes straight to a process, see :class:`~bench.targets.Target`). On leaving, stops them
+    and drops the database. Raises ``RuntimeError`` when a server does not start, and SQLAlchemy's or
+    Redis's errors when their servers cannot be reached.
+    """
+    suffix = secrets.token_hex(6)
+    if kind == "cucumber" and config.cluster is not None:
+        cluster = Cluster(folder / "cluster", processes=config.processes, postgres_url=config.postgres_url,
+                          redis_url=config.redis_url, settings=server_settings(config), with_proxy=False, core=core,
+                          database=f"cucumber_bench_{suffix}", redis_prefix=f"cucumber-bench-{suffix}")
+        try:
+            await asyncio.to_thread(cluster.start)
+            members = tuple(Member(app.name, app.pid or 0, app.port, core) for app in cluster.apps)
+            yield (Target(members, relayed=config.cluster == "relayed", database_url=cluster.database_url,
+                          redis_url=config.redis_url),
+                   {"DATABASE_URL": shown(cluster.database_url), "CUCUMBER_REDIS_URL": shown(config.redis_url),
+                    "CUCUMBER_REDIS_PREFIX": cluster.redis_prefix, **server_settings(config)})
+        finally:
+            await asyncio.to_thread(cluster.close)
+        return
+    fresh = FreshDatabase(config.postgres_url, f"cucumber_bench_{suffix}")
+    try:
+        if kind == "cucumber" and config.database == "postgres":
+            await asyncio.to_thread(fresh.create)
+        server, settings = start_server(kind, config, folder, core, fresh.url or None)
+        if fresh.url and "DATABASE_URL" not in config.env:
+            settings["DATABASE_URL"] = shown(fresh.url)
+        try:
+            await server.wait_ready()
+            member = Member(kind, server.pid, server.port, core)
+            yield Target((member,), database_url=fresh.url or None), settings
+        finally:
+            await asyncio.to_thread(server.stop)
+    finally:
+        await asyncio.to_thread(fresh.drop)
+
+
+def shown(url: str) -> str:
+    """``url`` with its password, if any, hidden: for the setup line."""
+    from sqlalchemy import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def routed_as_asked(target: Target, tables: list[Table], owners: dict[str, str]) -> int | None:
+    """How many of ``tables`` talk to the process the route asks for: their room's owner, or with
+    ``target.relayed`` another process. ``None`` for one process (there is no other)."""
+    if len(target.members) < 2:
+        return None
+    names = {member.port: member.name for member in target.members}
+    routed = 0
+    for table in tables:
+        mine = owners.get(table.code, "").startswith(f"{names[table.port]}-")
+        routed += mine != target.relayed
+    return routed
+
+
+async def set_up(kind: str, config: Config, target: Target, tables: list[Table]) -> tuple[list[Table], dict[str, Any]]:
+    """Open the run's tables (added to ``tables`` as they open, so that they can be closed whatever happens),
+    connect their sockets and start their matches; returns the tables that can play and the setup's figures."""
+    pids = [member.pid for member in target.members]
+    count = max(config.tables if config.duration > 0 else 0,
+                config.flat_tables if config.flat_duration > 0 else 0)
+    described = ", ".join(f"{member.name} pid {member.pid} port {member.port}" for member in target.members)
+    note(f"{kind}: {described}; opening {count} tables")
+    began = time.perf_counter()
+    tables += await open_tables(target, config, count)
+    opened = time.perf_counter()
+    rss_before = sum(rss_mb(pid) for pid in pids)
+    note(f"{kind}: connecting {count * config.sockets_per_table} sockets")
+    failed = await connect_tables(tables, config.page, config.languages)
+    unsettled = await settle(tables, Table.settled)
+    connected = time.perf_counter()
+    rss_after = sum(rss_mb(pid) for pid in pids)
+    sockets = sum(len(table.live()) for table in tables)
+    note(f"{kind}: starting the matches")
+    setup = Stats()
+    for table in tables:
+        table.stats = setup
+        move = table.next_move()
+        if move is not None:
+            await table.act(move, setup)
+    playing = [table for table in tables if not table.broken()]
+    unstarted = set(await settle(playing, Table.started))
+    usable = [table for table in playing if table not in unstarted]
+    return usable, {
+        "tables": count, "players": config.players, "page": config.page, "chat": config.chat,
+        "languages": list(config.languages),
+        "preset": config.preset,
+        "sockets": sockets, "sockets_failed": failed, "tables_unsettled": len(unsettled),
+        "tables_left_out": count - len(usable),
+        "open_tables_s": round(opened - began, 2), "connect_s": round(connected - opened, 2),
+        "rss_before_sockets_mb": round(rss_before, 1), "rss_after_sockets_mb": round(rss_after, 1),
+        "rss_per_socket_kb": round((rss_after - rss_before) * 1024 / sockets, 1) if sockets else None,
+        "errors": dict(setup.errors),
+    }
+
+
 async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int | None, int | None],
                        open_files: int) -> dict[str, dict[str, Any]]:
-    """Set up the tables on one server, run the phases, print a line for each; returns the phase lines."""
-    server, settings = start_server(kind, config, folder, cores[0])
+    """Start the servers of ``kind`` (:func:`launch`), set up the tables, run the phases, print a line for
+    each; returns the phase lines."""
     tables: list[Table] = []
     lines: dict[str, dict[str, Any]] = {}
-    try:
-        await server.wait_ready()
-        count = max(config.tables if config.duration > 0 else 0,
-                    config.flat_tables if config.flat_duration > 0 else 0)
-        note(f"{kind}: pid {server.pid}, port {server.port}; opening {count} tables")
-        began = time.perf_counter()
-        tables = await open_tables(server.port, config, count)
-        opened = time.perf_counter()
-        rss_before = rss_mb(server.pid)
-        note(f"{kind}: connecting {count * config.sockets_per_table} sockets")
-        failed = await connect_tables(server.port, tables, config.page, config.languages)
-        unsettled = await settle(tables, Table.settled)
-        connected = time.perf_counter()
-        rss_after = rss_mb(server.pid)
-        sockets = sum(len(table.live()) for table in tables)
-        note(f"{kind}: starting the matches")
-        setup = Stats()
-        for table in tables:
-            table.stats = setup
-            move = table.next_move()
-            if move is not None:
-                await table.act(move, setup)
-        playing = [table for table in tables if not table.broken()]
-        unstarted = set(await settle(playing, Table.started))
-        usable = [table for table in playing if table not in unstarted]
-        lines["setup"] = {
-            "server": kind, "phase": "setup", "pid": server.pid, "port": server.port,
-            "settings": settings or "uvicorn defaults",
-            "database_fs": filesystem_of(folder) if kind == "cucumber" else None,
-            "server_core": cores[0], "generator_core": cores[1], "open_files": open_files,
-            "tables": count, "players": config.players, "page": config.page, "chat": config.chat,
-            "languages": list(config.languages),
-            "preset": config.preset,
-            "sockets": sockets, "sockets_failed": failed, "tables_unsettled": len(unsettled),
-            "tables_left_out": count - len(usable),
-            "open_tables_s": round(opened - began, 2), "connect_s": round(connected - opened, 2),
-            "rss_before_sockets_mb": round(rss_before, 1), "rss_after_sockets_mb": round(rss_after, 1),
-            "rss_per_socket_kb": round((rss_after - rss_before) * 1024 / sockets, 1) if sockets else None,
-            "errors": dict(setup.errors),
-        }
-        emit(lines["setup"])
-        if config.duration > 0:
-            note(f"{kind}: human pace, {config.tables} tables for {config.duration:g} s")
-            figures = await run_phase(server, usable[:config.tables], config.pace, config.duration, config.chat)
-            lines["pace"] = {"server": kind, "phase": "pace", "pace_s": config.pace, **figures}
-            emit(lines["pace"])
-        if config.flat_duration > 0:
-            note(f"{kind}: flat out, {config.flat_tables} tables for {config.flat_duration:g} s")
-            figures = await run_phase(server, usable[:config.flat_tables], 0, config.flat_duration)
-            lines["flat"] = {"server": kind, "phase": "flat", **figures}
-            emit(lines["flat"])
-    finally:
-        await asyncio.to_thread(server.stop)
-        await close_sockets(tables)
+    mode = config.mode if kind == "cucumber" else "bare"
+    async with launch(kind, config, folder, cores[0]) as (target, settings):
+        services = await asyncio.to_thread(Services, target.database_url, target.redis_url)
+        try:
+            usable, figures = await set_up(kind, config, target, tables)
+            members = target.members
+            lines["setup"] = {
+                "server": kind, "phase": "setup", "mode": mode, "pid": members[0].pid, "port": members[0].port,
+                "processes": [{"name": member.name, "pid": member.pid, "port": member.port} for member in members],
+                "settings": settings or "uvicorn defaults",
+                "database_fs": filesystem_of(folder) if mode == "sqlite" else None,
+                "server_core": cores[0], "generator_core": cores[1], "open_files": open_files,
+                "tables_routed_as_asked": routed_as_asked(target, tables, await asyncio.to_thread(services.owners)),
+                **figures,
+            }
+            emit(lines["setup"])
+            if config.duration > 0:
+                note(f"{kind}: human pace, {config.tables} tables for {config.duration:g} s")
+                figures = await run_phase(target, services, usable[:config.tables], config.pace, config.duration,
+                                          config.chat)
+                lines["pace"] = {"server": kind, "phase": "pace", "mode": mode, "pace_s": config.pace, **figures}
+                emit(lines["pace"])
+            if config.flat_duration > 0:
+                note(f"{kind}: flat out, {config.flat_tables} tables for {config.flat_duration:g} s")
+                figures = await run_phase(target, services, usable[:config.flat_tables], 0, config.flat_duration)
+                lines["flat"] = {"server": kind, "phase": "flat", "mode": mode, **figures}
+                emit(lines["flat"])
+        finally:
+            services.close()
+            await close_sockets(tables)
     return lines
 
 
@@ -824,14 +956,37 @@ async def run(config: Config, folder: Path, cores: tuple[int | None, int | None]
 def main(*, tables: int = 1000, players: int = 4, pace: float = 3.0, duration: float = 30.0,
          flat_tables: int = 60, flat_duration: float = 15.0, page: bool = False, skip_bare: bool = False,
          only_bare: bool = False, port: int = 0, preset: str = "quick", seed: int = 1,
-         env: list[str] | tuple[str, ...] = (), languages: str = "en", chat: bool = False) -> int:
-    """Run the load benchmark and print its JSON lines; returns the exit status (2: bad options)."""
+         env: list[str] | tuple[str, ...] = (), languages: str = "en", chat: bool = False,
+         database: str | None = None, cluster: str | None = None, processes: int = 2,
+         postgres_url: str | None = None, redis_url: str | None = None) -> int:
+    """Run the load benchmark and print its JSON lines; returns the exit status (2: bad options, 1: a
+    server, the database or Redis failed).
+
+    ``database``: ``sqlite`` (the default for one process) or ``postgres`` (a database created on
+    ``postgres_url`` for the run, and dropped); ``cluster``: ``owner`` or ``relayed`` for
+    ``processes`` processes on PostgreSQL and Redis (``redis_url``) instead of one. The URLs default
+    to the servers on this machine (:data:`~bench.cluster.DEFAULT_POSTGRES_URL`, ``…_REDIS_URL``).
+    """
+    from redis.exceptions import RedisError
+    from sqlalchemy.exc import SQLAlchemyError
+
     try:
+        if cluster is not None and cluster not in ROUTES:
+            raise ValueError(f"--cluster is one of {', '.join(ROUTES)}, not {cluster!r}")
+        if cluster is not None and database == "sqlite":
+            raise ValueError("a cluster runs on PostgreSQL, not SQLite (leave --database out)")
+        database = database or ("postgres" if cluster is not None else "sqlite")
+        if database not in DATABASES:
+            raise ValueError(f"--database is one of {', '.join(DATABASES)}, not {database!r}")
+        if cluster is not None and (processes < 2 or port):
+            raise ValueError("a cluster has at least 2 --processes, each on a free port (no --port)")
         config = Config(tables=tables, players=players, pace=pace, duration=duration, flat_tables=flat_tables,
                         flat_duration=flat_duration, page=page, chat=chat, skip_bare=skip_bare,
                         only_bare=only_bare,
                         port=port, preset=preset, seed=seed, env=parse_env(env),
-                        languages=tuple(code.strip() for code in languages.split(",") if code.strip()) or ("en",))
+                        languages=tuple(code.strip() for code in languages.split(",") if code.strip()) or ("en",),
+                        database=database, cluster=cluster, processes=processes,
+                        postgres_url=postgres_url or DEFAULT_POSTGRES_URL, redis_url=redis_url or DEFAULT_REDIS_URL)
         if tables < 1 or flat_tables < 1 or not 2 <= players <= 7 or pace < 0 or duration < 0 or flat_duration < 0:
             raise ValueError("--tables and --flat-tables are at least 1, --players 2 to 7, times not negative")
         if skip_bare and only_bare:
@@ -846,7 +1001,7 @@ def main(*, tables: int = 1000, players: int = 4, pace: float = 3.0, duration: f
     folder = database_folder()
     try:
         asyncio.run(run(config, folder, cores, open_files))
-    except RuntimeError as error:
+    except (RuntimeError, SQLAlchemyError, RedisError) as error:
         print(f"cucumber bench load: {error}", file=sys.stderr)
         return 1
     finally:

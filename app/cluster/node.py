@@ -18,7 +18,7 @@ import socket
 import time
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
 from app.cluster.leases import RoomLeases
@@ -39,6 +39,22 @@ REDIS_TIMEOUT_SECONDS = 2.0
 """How long one Redis call may take before it counts as failed."""
 ORPHAN_SWEEP_TICKS = 3
 """Every this many renewals, the process looks for rooms in play that nobody holds."""
+
+
+REDIS_CONNECTIONS = 64
+"""Most connections a process holds open to Redis. A call that finds them all busy waits for one (at most
+:data:`REDIS_TIMEOUT_SECONDS`): redis-py's own pool would refuse it at once beyond 100, and a burst of
+relayed frames (a table's state to the sockets of many tables, many sockets opening) would lose messages."""
+
+
+def redis_client(url: str) -> Redis:
+    """A client of the Redis at ``url`` (text answers), on a pool of at most :data:`REDIS_CONNECTIONS`
+    connections that a call waits for; each call fails with ``RedisError`` after
+    :data:`REDIS_TIMEOUT_SECONDS` (connecting, waiting for a connection, or for the answer)."""
+    pool = BlockingConnectionPool.from_url(url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_TIMEOUT_SECONDS,
+                                           decode_responses=True, socket_timeout=REDIS_TIMEOUT_SECONDS,
+                                           socket_connect_timeout=REDIS_TIMEOUT_SECONDS)
+    return Redis.from_pool(pool)
 
 
 class ClusterUnavailable(Exception):
@@ -62,9 +78,7 @@ class Node:
         self.relay: Relay | None = None
         self.database_lease: DatabaseLease | None = None
         if settings.redis_url:
-            self.redis = Redis.from_url(settings.redis_url, decode_responses=True,
-                                        socket_timeout=REDIS_TIMEOUT_SECONDS,
-                                        socket_connect_timeout=REDIS_TIMEOUT_SECONDS)
+            self.redis = redis_client(settings.redis_url)
             self.leases = RoomLeases(self.redis, prefix=settings.redis_prefix, process=self.process,
                                      seconds=settings.lease_seconds)
             self.relay = Relay(self.redis, prefix=settings.redis_prefix, owners=self,

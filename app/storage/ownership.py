@@ -23,6 +23,14 @@ LEASE_ROW = 1
 # FOR SHARE on PostgreSQL (nothing on SQLite, whose writers take turns anyway): a write of the room holds
 # the row until it commits, so a process taking the room waits for it, and then sees it.
 _FENCE = select(RoomRow.epoch).where(RoomRow.code == bindparam("code")).with_for_update(read=True)
+ROOM_AT_EPOCH = (select(RoomRow.code)
+                 .where(RoomRow.code == bindparam("fence_room"), RoomRow.epoch == bindparam("fence_epoch"))
+                 .with_for_update(read=True).exists())
+"""The fence as a condition of a write's own statement (``… WHERE … AND ROOM_AT_EPOCH``, with the parameters
+``fence_room`` and ``fence_epoch``): the room is still at that epoch, and its row is held (``FOR SHARE``) as
+:func:`check_fence` holds it. It spares the write the statement of its own that :func:`check_fence` costs (a
+play: one statement instead of two); when the write's statement changes nothing, :func:`check_fence` then
+says whether the fence is why."""
 
 
 def check_fence(connection: Connection, fence: Fence) -> None:
@@ -30,6 +38,14 @@ def check_fence(connection: Connection, fence: Fence) -> None:
 
     Raises :class:`OwnershipLost` when the room's epoch is another (a process took it since) or the
     room is not stored.
+
+    A process alone on its database needs the check as much as one of a cluster: its database lease
+    (``app.cluster.sole``) is looked at only when it is renewed, so a process paused past its lease
+    (``SIGSTOP``, a frozen virtual machine) while another one started and took every open room would,
+    once resumed, write its rooms until its next renewal found the lease gone, forking their matches.
+    Those writes carry the old epoch and are refused here. Skipping the check in single mode is
+    therefore not safe; it costs one look-up of one row by its key per write, which a play makes
+    inside its own statement (:data:`ROOM_AT_EPOCH`).
     """
     epoch = connection.execute(_FENCE, {"code": fence.room}).scalar_one_or_none()
     if epoch != fence.epoch:

@@ -16,6 +16,7 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     CursorResult,
+    Executable,
     Select,
     and_,
     bindparam,
@@ -33,6 +34,7 @@ from app.game.match import Match
 from app.game.record import FORMAT, to_record
 from app.game.rules import Rules, preset_name
 from app.game.standings import placings as placings_of
+from app.storage import ownership
 from app.storage.errors import RoomCodeTaken, StorageError
 from app.storage.models import (
     ABANDONED,
@@ -45,7 +47,7 @@ from app.storage.models import (
     SeatRow,
     text_fault,
 )
-from app.storage.values import ActiveMatch, FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
+from app.storage.values import ActiveMatch, Fence, FinishedMatch, MatchPage, RoomSnapshot, SeatRecord
 
 
 def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_token_hash: str | None,
@@ -140,20 +142,30 @@ def record_deal(connection: Connection, *, match_id: str, deal: int, dealer: int
 
 
 def record_play(connection: Connection, *, match_id: str, deal: int, play: int, card: str,
-                played_at: datetime) -> None:
+                played_at: datetime, fence: Fence | None = None) -> None:
     """Insert play ``play`` of deal ``deal``; it must be the next one of that stored deal.
 
     SQL Core on ``connection``, in its transaction: one statement inserts the
     play if the deal is stored and ``play`` equals the number of plays stored
-    for it; only when it does not, a query finds out why. Storing a stored
-    play again with the same card (a retry after a lost answer) does nothing.
-    Raises :class:`StorageError` for an unknown deal, a gap, or a stored play
-    of another card; SQLAlchemy's errors for a value no database here may
-    hold or a database failure.
+    for it (and, with a ``fence``, the room is still at its epoch:
+    :data:`~app.storage.ownership.ROOM_AT_EPOCH`); only when it does not,
+    queries find out why. Storing a stored play again with the same card (a
+    retry after a lost answer) does nothing. Raises
+    :class:`~app.storage.errors.OwnershipLost` when the room has another epoch
+    (whatever the play), :class:`StorageError` for an unknown deal, a gap, or a
+    stored play of another card; SQLAlchemy's errors for a value no database
+    here may hold or a database failure.
     """
     values = {"match_id": match_id, "deal": deal, "play": play, "card": card, "played_at": played_at}
-    if connection.execute(_INSERT_NEXT_PLAY, values).rowcount:
+    if fence is None:
+        inserted = connection.execute(_INSERT_NEXT_PLAY, values).rowcount
+    else:
+        values.update(fence_room=fence.room, fence_epoch=fence.epoch)
+        inserted = connection.execute(_INSERT_NEXT_FENCED_PLAY, values).rowcount
+    if inserted:
         return
+    if fence is not None:
+        ownership.check_fence(connection, fence)
     dealt, stored, same = connection.execute(_PLAY_CHECK, values).one()
     if not dealt:
         raise StorageError(f"no deal {deal} in match {match_id!r}")
@@ -185,12 +197,20 @@ _PLAY_CHECK = select(
     select(PlayRow.card).where(PlayRow.match_id == bindparam("match_id"), PlayRow.deal == bindparam("deal"),
                                PlayRow.play == bindparam("play")).scalar_subquery(),
 )
-# INSERT … SELECT the values WHERE the deal is stored AND this play is the next: one round trip a play.
-# Its rowcount says whether it did; SQLAlchemy keeps an INSERT's only when asked (preserve_rowcount).
 _PLAY_COLUMNS = ("match_id", "deal", "play", "card", "played_at")
-_INSERT_NEXT_PLAY = insert(PlayRow).from_select(_PLAY_COLUMNS, select(
-    *(bindparam(name, type_=_PLAYS[name].type) for name in _PLAY_COLUMNS),
-).where(_DEAL_STORED, bindparam("play") == _PLAYS_STORED)).execution_options(preserve_rowcount=True)
+
+
+def _insert_next_play(*conditions: ColumnElement[bool]) -> Executable:
+    """INSERT … SELECT the play's values WHERE the deal is stored AND this play is the next AND ``conditions``
+    hold: one round trip a play. Its rowcount says whether it did; SQLAlchemy keeps an INSERT's only when
+    asked (``preserve_rowcount``)."""
+    return insert(PlayRow).from_select(_PLAY_COLUMNS, select(
+        *(bindparam(name, type_=_PLAYS[name].type) for name in _PLAY_COLUMNS),
+    ).where(_DEAL_STORED, bindparam("play") == _PLAYS_STORED, *conditions)).execution_options(preserve_rowcount=True)
+
+
+_INSERT_NEXT_PLAY = _insert_next_play()
+_INSERT_NEXT_FENCED_PLAY = _insert_next_play(ownership.ROOM_AT_EPOCH)
 
 
 def finish_match(session: Session, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],

@@ -460,9 +460,10 @@ def _deal_write(*, match_id: str, deal: int, dealer: int, hands: Sequence[Sequen
 
 def _play_write(*, match_id: str, deal: int, play: int, card: str, played_at: datetime,
                 fence: Fence | None) -> tuple[str, Write]:
-    """The group commit's write of a play (checked against ``fence`` first), and what it is called in errors."""
-    return f"record play {play} of deal {deal} of match {match_id!r}", ownership.fenced(fence, partial(
-        queries.record_play, match_id=match_id, deal=deal, play=play, card=card, played_at=played_at))
+    """The group commit's write of a play (checked against ``fence`` in its own statement), and what it is
+    called in errors."""
+    return f"record play {play} of deal {deal} of match {match_id!r}", partial(
+        queries.record_play, match_id=match_id, deal=deal, play=play, card=card, played_at=played_at, fence=fence)
 
 
 def _safe_url(url: str) -> str:

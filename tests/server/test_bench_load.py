@@ -1,4 +1,5 @@
-"""``cucumber bench load`` runs against real server processes and prints its JSON lines (no timing asserted)."""
+"""``cucumber bench load`` runs against real server processes and prints its JSON lines (no timing asserted):
+one process on SQLite or PostgreSQL, and a cluster of two on PostgreSQL and Redis."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import subprocess
 import sys
 
 import pytest
+import redis
+from sqlalchemy import create_engine
+from sqlalchemy.pool import NullPool
 
 pytestmark = pytest.mark.server
 
@@ -15,9 +19,9 @@ PHASE_KEYS = {"server", "phase", "tables", "sockets", "plays", "plays_seen", "pl
               "p50_ms", "p99_ms", "max_ms", "server_cpu", "generator_cpu", "server_rss_mb"}
 
 
-def bench(*options: str) -> list[dict]:
+def bench(*options: str, timeout: float = 90) -> list[dict]:
     result = subprocess.run([sys.executable, "-m", "app", "bench", "load", *SMALL, *options],
-                            capture_output=True, text=True, timeout=90)
+                            capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, result.stderr[-3000:]
     return [json.loads(line) for line in result.stdout.splitlines()]
 
@@ -59,3 +63,64 @@ def test_a_bad_setting_is_refused():
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert "--env" in result.stderr
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.postgres
+def test_a_small_run_on_postgresql_reports_the_databases_cpu_and_drops_its_database(postgres_server):
+    lines = bench("--database", "postgres", "--postgres-url", postgres_server, "--skip-bare")
+    phases = {line["phase"]: line for line in lines}
+    assert set(phases) == {"setup", "pace", "flat"}
+    assert {line["mode"] for line in lines} == {"postgres"}
+    database = phases["setup"]["settings"]["DATABASE_URL"].rpartition("/")[2]
+    for phase in ("pace", "flat"):
+        line = phases[phase]
+        assert set(line) >= PHASE_KEYS and line["plays_seen"] > 0, line
+        assert line["database_cpu"] is not None and line["redis_cpu"] is None
+        assert [process["name"] for process in line["processes"]] == ["cucumber"]
+    assert database not in databases(postgres_server)
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.parametrize("route", ["owner", "relayed"])
+def test_a_small_run_on_a_cluster_sends_each_table_where_its_route_says(postgres_server, redis_server, route):
+    lines = bench("--cluster", route, "--postgres-url", postgres_server, "--redis-url", redis_server,
+                  "--skip-bare", timeout=150)
+    phases = {line["phase"]: line for line in lines}
+    assert set(phases) == {"setup", "pace", "flat"}
+    setup = phases["setup"]
+    assert setup["mode"] == f"cluster-{route}" and setup["tables_routed_as_asked"] == 3, setup
+    assert [process["name"] for process in setup["processes"]] == ["app0", "app1"]
+    for phase in ("pace", "flat"):
+        line = phases[phase]
+        assert set(line) >= PHASE_KEYS and line["plays_seen"] > 0, line
+        assert len(line["processes"]) == 2 and line["redis_cpu"] is not None, line
+        assert line["rooms_moved"] == 0
+    assert setup["settings"]["CUCUMBER_REDIS_PREFIX"] not in redis_prefixes(redis_server)
+    assert setup["settings"]["DATABASE_URL"].rpartition("/")[2] not in databases(postgres_server)
+
+
+def databases(server_url: str) -> set[str]:
+    engine = create_engine(server_url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            return set(connection.exec_driver_sql("SELECT datname FROM pg_database").scalars())
+    finally:
+        engine.dispose()
+
+
+def redis_prefixes(url: str) -> set[str]:
+    client = redis.Redis.from_url(url, decode_responses=True)
+    try:
+        return {key.partition(":")[0] for key in client.scan_iter(match="cucumber-bench-*", count=1000)}
+    finally:
+        client.close()
+
+
+def test_a_cluster_on_sqlite_is_refused():
+    result = subprocess.run([sys.executable, "-m", "app", "bench", "load", "--cluster", "owner", "--database",
+                             "sqlite"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert "PostgreSQL" in result.stderr

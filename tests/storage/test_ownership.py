@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import wait
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
-from app.storage import Fence, OwnershipLost, Storage
+from app.storage import Fence, OwnershipLost, Storage, StorageError
 from app.storage.models import PlayRow, RoomOwnerRow, RoomRow
 from app.storage.ownership import check_fence
 from app.storage.queries import record_play
@@ -43,8 +44,12 @@ def owners(storage: Storage, code: str) -> list[tuple[int, str]]:
 
 def plays(storage: Storage, match_id: str) -> list[str]:
     with storage.engine.connect() as connection:
-        return list(connection.scalars(select(PlayRow.card).where(PlayRow.match_id == match_id)
-                                       .order_by(PlayRow.deal, PlayRow.play)))
+        return plays_in(connection, match_id)
+
+
+def plays_in(connection: Connection, match_id: str) -> list[str]:
+    return list(connection.scalars(select(PlayRow.card).where(PlayRow.match_id == match_id)
+                                   .order_by(PlayRow.deal, PlayRow.play)))
 
 
 def test_a_new_room_is_stored_at_epoch_one_with_its_owner(storage):
@@ -97,6 +102,27 @@ def test_every_write_under_a_stale_epoch_is_refused_and_changes_nothing(storage)
     assert plays(storage, "m1") == ["2C", "3D"]
 
 
+def test_a_play_under_its_rooms_epoch_is_refused_only_for_what_it_plays(storage):
+    """The play's own statement checks its fence: when it stores nothing, the fence is looked at first, then
+    the play's place in its deal."""
+    fence = open_new_room(storage, "ROOM1")
+    start_dealt_match(storage, fence, "m1")
+    storage.submit_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence).result(30)
+    storage.submit_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence).result(30)  # a retry
+    with pytest.raises(StorageError, match="is stored already, as 2C") as refused:
+        storage.submit_play(match_id="m1", deal=0, play=0, card="3D", played_at=T0, fence=fence).result(30)
+    assert not isinstance(refused.value, OwnershipLost)
+    with pytest.raises(StorageError, match="out of order"):
+        storage.submit_play(match_id="m1", deal=0, play=5, card="3D", played_at=T0, fence=fence).result(30)
+    with pytest.raises(OwnershipLost):  # another room's fence
+        storage.submit_play(match_id="m1", deal=0, play=1, card="3D", played_at=T0,
+                            fence=Fence("OTHER", 1, "one")).result(30)
+    storage.take_room(code="ROOM1", owner="two", taken_at=T0)
+    with pytest.raises(OwnershipLost):  # a retry too, once the room has another owner
+        storage.submit_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence).result(30)
+    assert plays(storage, "m1") == ["2C"]
+
+
 def test_a_stale_play_fails_alone_in_its_group_commit(storage):
     lost, kept = open_new_room(storage, "LOST1"), open_new_room(storage, "KEPT1")
     start_dealt_match(storage, lost, "m-lost")
@@ -115,23 +141,35 @@ def test_a_stale_play_fails_alone_in_its_group_commit(storage):
     assert plays(storage, "m-kept") == ["2C", "3D"] and plays(storage, "m-lost") == []
 
 
+def checked_then_played(connection: Connection, fence: Fence) -> None:
+    """A write of the room after :func:`check_fence` (as every fenced write but a play makes it)."""
+    check_fence(connection, fence)
+    record_play(connection, match_id="m1", deal=0, play=0, card="2C", played_at=T0)
+
+
+def played_under_fence(connection: Connection, fence: Fence) -> None:
+    """A play whose one statement checks its fence (as the group commit makes it)."""
+    record_play(connection, match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence)
+
+
 @pytest.mark.postgres
-def test_a_room_is_taken_only_after_the_write_in_progress_commits_and_then_sees_it(tmp_path, request):
+@pytest.mark.parametrize("write", [checked_then_played, played_under_fence], ids=["checked", "one_statement"])
+def test_a_room_is_taken_only_after_the_write_in_progress_commits_and_then_sees_it(tmp_path, request, write):
     """A write under the old epoch that holds the room's row makes the taker wait, and is in what it reads.
 
     (On SQLite writers take turns by the database's write lock, so the question does not arise.)
     """
     with fresh_database("postgres", tmp_path, request) as url, Storage(url) as storage:
         storage.upgrade()
-        taken_while_writing(storage)
+        taken_while_writing(storage, write)
 
 
-def taken_while_writing(storage: Storage) -> None:
+def taken_while_writing(storage: Storage, write: Callable[[Connection, Fence], None]) -> None:
     fence = open_new_room(storage, "ROOM1")
     start_dealt_match(storage, fence, "m1")
     with storage.engine.connect() as connection, connection.begin():
-        check_fence(connection, fence)
-        record_play(connection, match_id="m1", deal=0, play=0, card="2C", played_at=T0)
+        write(connection, fence)
+        assert plays_in(connection, "m1") == ["2C"]
         taken: list[object] = []
         taker = threading.Thread(target=lambda: taken.append(
             storage.take_room(code="ROOM1", owner="two", taken_at=T0)))
