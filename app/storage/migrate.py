@@ -6,6 +6,7 @@ The server upgrades its database at start-up with :func:`upgrade`;
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +16,7 @@ from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import OperationalError
 
 import app
 from app.storage.engine import BEGIN_MODE, SQLITE_BUSY_TIMEOUT_MS
@@ -108,10 +110,28 @@ def downgrade(engine: Engine, *, revision: str) -> None:
 
 
 def _run(step: Callable[[Config, str], None], engine: Engine, revision: str) -> None:
-    with migration_transaction(engine) as connection:
-        config = alembic_config()
-        config.attributes["connection"] = connection
-        step(config, revision)
+    """Run ``step`` in a :func:`migration_transaction`; on SQLite, again (within :data:`MIGRATION_WAIT_MS`)
+    when the database said it was locked without waiting for its busy timeout.
+
+    SQLite answers "database is locked" at once in a few cases its busy timeout does not cover, such as
+    a new database whose write-ahead log another process is setting up (seen with four processes
+    migrating a new file at once on a loaded machine). The failed attempt was rolled back whole, and the
+    next one finds the revision the others left, so trying again is safe.
+    """
+    deadline = time.monotonic() + MIGRATION_WAIT_MS / 1000
+    pause = 0.05
+    while True:
+        try:
+            with migration_transaction(engine) as connection:
+                config = alembic_config()
+                config.attributes["connection"] = connection
+                step(config, revision)
+            return
+        except OperationalError as error:
+            if engine.dialect.name != "sqlite" or "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
 
 
 def current_revision(engine: Engine) -> str | None:

@@ -217,3 +217,35 @@ def test_upgrades_started_at_once_on_a_new_database_all_succeed(backend, tmp_pat
             with Storage(url) as storage:
                 assert current_revision(storage.engine) == head_revision()
             assert differences(url) == []
+
+
+def test_an_upgrade_that_sqlite_said_was_locked_is_tried_again_and_other_errors_are_not(tmp_path, monkeypatch):
+    from contextlib import contextmanager as made
+
+    from sqlalchemy.exc import OperationalError
+
+    from app.storage import migrate
+    from app.storage.engine import create_storage_engine
+
+    engine = create_storage_engine(f"sqlite:///{tmp_path / 'new.db'}")
+    real, attempts = migrate.migration_transaction, []
+
+    def failing_once(message):
+        @made
+        def transaction(engine):
+            attempts.append(message)
+            if len(attempts) == 1:
+                raise OperationalError("BEGIN IMMEDIATE", {}, Exception(message))
+            with real(engine) as connection:
+                yield connection
+        return transaction
+
+    monkeypatch.setattr(migrate, "migration_transaction", failing_once("database is locked"))
+    migrate.upgrade(engine)
+    assert len(attempts) == 2 and migrate.current_revision(engine) == migrate.head_revision()
+    attempts.clear()
+    monkeypatch.setattr(migrate, "migration_transaction", failing_once("disk I/O error"))
+    with pytest.raises(OperationalError, match="disk I/O error"):
+        migrate.upgrade(engine)
+    assert len(attempts) == 1
+    engine.dispose()
