@@ -3,6 +3,7 @@ one process on SQLite or PostgreSQL, and a cluster of two on PostgreSQL and Redi
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -124,3 +125,15 @@ def test_a_cluster_on_sqlite_is_refused():
                              "sqlite"], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert "PostgreSQL" in result.stderr
+
+
+def test_the_generator_holds_its_collector_while_a_phase_is_measured_and_gives_it_back():
+    from bench.load import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("a phase failed")
+    assert gc.isenabled()
