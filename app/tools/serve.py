@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import socket
 import sys
 from types import FrameType
 from typing import TextIO
@@ -23,6 +24,10 @@ defaults one came every few seconds at that load, each a pause every table felt;
 minute comes (measured: ``cucumber bench load``, docs/performance.md). The rooms make almost no garbage
 that only a full collection can free (cycles): plays, states and frames are freed as soon as they are
 dropped, so waiting longer costs little memory."""
+YOUNG_COLLECTION_SECONDS = 0.1
+"""How often the server collects the collector's youngest generation itself (:func:`collect_young`)."""
+MIDDLE_COLLECTION_EVERY = 10
+"""Every this many of those collections is one of the middle generation too (as Python's own threshold)."""
 WS_MAX_FRAME_BYTES = 64 * 1024
 """Largest WebSocket message the server reads at all (a bigger one closes the socket with 1009); a
 client message may have at most ``CUCUMBER_MAX_MESSAGE_BYTES`` (4 KiB) anyway."""
@@ -65,7 +70,8 @@ def serve(host: str | None, port: int | None, *, err: TextIO = sys.stderr) -> in
     app = create_app(settings)
 
     class HandingOver(uvicorn.Server):
-        """uvicorn's server, which tells the app to hand its rooms over as soon as it is asked to stop."""
+        """uvicorn's server, which tells the app to hand its rooms over as soon as it is asked to stop, and
+        collects the young objects on time while it serves (:func:`collect_young`)."""
 
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             node = getattr(app.state, "node", None)
@@ -76,6 +82,13 @@ def serve(host: str | None, port: int | None, *, err: TextIO = sys.stderr) -> in
             if node is not None and loop is not None:
                 loop.call_soon_threadsafe(node.drain)
             super().handle_exit(sig, frame)
+
+        async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+            collector = asyncio.get_running_loop().create_task(collect_young())
+            try:
+                await super().serve(sockets)
+            finally:
+                collector.cancel()
 
     # The app reads the proxy headers itself (create_app, from CUCUMBER_TRUSTED_PROXIES); uvicorn
     # must not apply them a second time from its own FORWARDED_ALLOW_IPS.
@@ -98,3 +111,22 @@ def settle_collector() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
     gc.collect()
     gc.freeze()
+
+
+async def collect_young(seconds: float = YOUNG_COLLECTION_SECONDS, middle_every: int = MIDDLE_COLLECTION_EVERY) -> None:
+    """Collect the youngest generation every ``seconds``, and the middle one every ``middle_every`` times, until
+    cancelled (nothing while the collector is disabled).
+
+    Python starts a young collection when allocations outnumber deallocations by 700, not when 700 new objects
+    are alive. A busy room frees about as many objects as it makes: each version's views and texts replace
+    the version before's, most of them already in an older generation. So the young generation grew to tens
+    of thousands of live objects between two collections, and each of those, looking at them all, stopped
+    every room for 10-70 ms: the slowest plays of a server at human pace (docs/performance.md). Collected
+    ten times a second, the same objects are looked at for the same total time, in pauses of a few ms.
+    """
+    turns = 0
+    while True:
+        await asyncio.sleep(seconds)
+        turns += 1
+        if gc.isenabled():
+            gc.collect(1 if turns % middle_every == 0 else 0)

@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 
+import pytest
+import uvicorn
+
 from app.tools import serve
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+class Holder:
+    """Something the collector tracks (a plain object with a dict)."""
+
+
+def renew(objects: list[Holder]) -> None:
+    """Replace each of ``objects`` with a new one, the old one freed at once: as a room replaces one version's
+    views with the next's. Allocations never outnumber deallocations, so Python's threshold is never reached."""
+    for index in range(len(objects)):
+        objects[index] = Holder()
 
 
 def test_settling_the_collector_sets_its_thresholds_and_moves_what_is_loaded_out_of_its_sight():
@@ -18,3 +39,56 @@ def test_settling_the_collector_sets_its_thresholds_and_moves_what_is_loaded_out
         gc.unfreeze()
         gc.set_threshold(*thresholds)
     assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.anyio
+async def test_young_objects_that_replace_old_ones_are_collected_on_time_all_the_same():
+    objects = [Holder() for _ in range(30_000)]
+    gc.collect()  # all of them old now
+    renew(objects)
+    assert gc.get_count()[0] < 700  # Python would not collect yet...
+    assert len(gc.get_objects(0)) > 20_000  # ...though the young generation holds all the new ones
+    collector = asyncio.get_running_loop().create_task(serve.collect_young(0.02, middle_every=2))
+    try:
+        await asyncio.sleep(0.2)
+        assert len(gc.get_objects(0)) < 5_000
+        assert len(gc.get_objects(1)) < 5_000  # the middle generation is collected too, into the oldest
+    finally:
+        collector.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await collector
+
+
+@pytest.mark.anyio
+async def test_young_collections_wait_while_the_collector_is_disabled():
+    objects = [Holder() for _ in range(30_000)]
+    gc.collect()
+    collector = asyncio.get_running_loop().create_task(serve.collect_young(0.02))
+    gc.disable()
+    try:
+        renew(objects)
+        await asyncio.sleep(0.1)
+        assert len(gc.get_objects(0)) > 20_000
+    finally:
+        gc.enable()
+        collector.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await collector
+
+
+def test_the_server_collects_young_objects_while_it_serves(monkeypatch):
+    seen = []
+
+    async def collect_young():
+        seen.append("collecting")
+        await asyncio.sleep(3600)
+
+    async def serving(self, sockets=None):
+        await asyncio.sleep(0)  # the collector's task starts
+        seen.append("served")
+
+    monkeypatch.setattr(serve, "collect_young", collect_young)
+    monkeypatch.setattr(serve, "settle_collector", lambda: None)
+    monkeypatch.setattr(uvicorn.Server, "serve", serving)
+    assert serve.serve("127.0.0.1", 0) == 3  # it never started (serving was stood in for)
+    assert seen == ["collecting", "served"]
