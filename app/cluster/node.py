@@ -20,7 +20,11 @@ from collections.abc import Coroutine
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ConstantBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.cluster.leases import RoomLeases
 from app.cluster.relay import Relay
@@ -39,6 +43,8 @@ log = logging.getLogger(__name__)
 
 REDIS_TIMEOUT_SECONDS = 2.0
 """How long one Redis call may take before it counts as failed."""
+REDIS_RETRY_PAUSE_SECONDS = 0.1
+"""The pause before a Redis call whose connection failed (dropped, or timed out) is tried again, once."""
 STOP_STEP_SECONDS = 0.5
 """The least time each step of a stop is given (ending a loop, leaving Redis, closing the database), even
 once the stop has used up ``stop_seconds``."""
@@ -54,11 +60,15 @@ relayed frames (a table's state to the sockets of many tables, many sockets open
 
 def redis_client(url: str) -> Redis:
     """A client of the Redis at ``url`` (text answers), on a pool of at most :data:`REDIS_CONNECTIONS`
-    connections that a call waits for; each call fails with ``RedisError`` after
-    :data:`REDIS_TIMEOUT_SECONDS` (connecting, waiting for a connection, or for the answer)."""
+    connections that a call waits for. A call whose connection fails (dropped, or silent for
+    :data:`REDIS_TIMEOUT_SECONDS` while connecting or answering) is tried once more on a new connection after
+    :data:`REDIS_RETRY_PAUSE_SECONDS`, so that one dropped connection does not fail a lease renewal; it fails
+    with ``RedisError`` if that fails too, or after :data:`REDIS_TIMEOUT_SECONDS` waiting for a connection."""
+    retry = Retry(ConstantBackoff(REDIS_RETRY_PAUSE_SECONDS), retries=1,
+                  supported_errors=(RedisConnectionError, RedisTimeoutError))
     pool = BlockingConnectionPool.from_url(url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_TIMEOUT_SECONDS,
                                            decode_responses=True, socket_timeout=REDIS_TIMEOUT_SECONDS,
-                                           socket_connect_timeout=REDIS_TIMEOUT_SECONDS)
+                                           socket_connect_timeout=REDIS_TIMEOUT_SECONDS, retry=retry)
     return Redis.from_pool(pool)
 
 

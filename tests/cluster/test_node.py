@@ -1,5 +1,5 @@
-"""A cluster process's connection to Redis (a burst of messages waits for a connection, none is lost), and its
-stop, which ends whatever its loops do."""
+"""A cluster process's connection to Redis (a burst of messages waits for a connection, none is lost; a dropped
+connection is tried again), and its stop, which ends whatever its loops do."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import asyncio
 import logging
 
 import pytest
+import redis.asyncio.connection
 
 from app.cluster.node import REDIS_CONNECTIONS, Node, redis_client
 from app.rooms.persistence import RoomStore
@@ -99,3 +100,38 @@ async def test_a_node_stops_when_its_upkeep_loop_never_ends_and_says_where_it_ha
         assert "the cluster's upkeep loop did not end within" in caplog.text and "in hangs" in caplog.text
     finally:
         release.set()
+
+
+async def test_a_redis_call_whose_connection_drops_is_tried_again_on_a_new_connection(redis_server, redis_prefix):
+    # A proxy in front of Redis drops the first connection when the test's command comes through it.
+    target = redis.asyncio.connection.parse_url(redis_server)
+    connections: list[int] = []
+
+    async def pipe(source, sink, *, drop_on: bytes | None = None) -> None:
+        try:
+            while data := await source.read(65536):
+                if drop_on is not None and drop_on in data:
+                    break
+                sink.write(data)
+                await sink.drain()
+        except ConnectionError:
+            pass
+        finally:
+            sink.close()
+
+    async def handle(client_reader, client_writer):
+        connections.append(len(connections))
+        drop_on = f"{redis_prefix}:dropped".encode() if len(connections) == 1 else None
+        upstream_reader, upstream_writer = await asyncio.open_connection(target["host"], target["port"])
+        await asyncio.gather(pipe(client_reader, upstream_writer, drop_on=drop_on),
+                             pipe(upstream_reader, client_writer))
+
+    proxy = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = proxy.sockets[0].getsockname()[1]
+    client = redis_client(f"redis://127.0.0.1:{port}/{target.get('db', 0)}")
+    try:
+        assert await client.get(f"{redis_prefix}:dropped") is None  # answered on a second connection
+        assert len(connections) == 2
+    finally:
+        await client.aclose()
+        proxy.close()
