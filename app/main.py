@@ -100,7 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await node.stop()
-            storage.close()
+            storage.close(timeout=node.time_left())
 
     app = FastAPI(title="Cucumber", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
                   openapi_url="/api/openapi.json", dependencies=[Depends(guard_posts)])

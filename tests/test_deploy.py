@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from app.settings import Settings
+from app.tools.serve import STOP_MARGIN_SECONDS
 from bench.cluster import TEMPLATE, nginx_binary, render_template
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,3 +74,14 @@ def test_nginx_accepts_the_rendered_template(tmp_path: Path, route: str) -> None
     checked = subprocess.run([str(nginx_binary()), "-t", "-p", f"{tmp_path}/", "-c", str(tmp_path / "nginx.conf"),
                               "-e", str(tmp_path / "error.log")], capture_output=True, text=True, check=False)
     assert checked.returncode == 0, checked.stderr
+
+
+def test_the_compose_file_waits_for_a_stopping_process_longer_than_it_may_take() -> None:
+    # Past its stop_grace_period a container is killed, before its rooms are handed over or its last writes
+    # committed; a process gives itself CUCUMBER_STOP_SECONDS, and then a few seconds, before it exits anyway.
+    for name in ("app1", "app2", "app3"):
+        service = compose()["services"][name]
+        stop_seconds = float(service["environment"].get("CUCUMBER_STOP_SECONDS", Settings().stop_seconds))
+        grace = re.fullmatch(r"(\d+)s", service["stop_grace_period"])
+        assert service["stop_signal"] == "SIGTERM" and grace is not None
+        assert int(grace.group(1)) > stop_seconds + STOP_MARGIN_SECONDS

@@ -38,6 +38,15 @@ def test_the_redis_prefix_and_process_name_are_plain_names():
     assert Settings(redis_prefix="test:run-1", process_name="cards1").redis_prefix == "test:run-1"
 
 
+def test_a_stop_takes_some_time_but_not_for_ever(monkeypatch):
+    assert Settings().stop_seconds == 20
+    for refused in (0, -1):
+        with pytest.raises(ValidationError):
+            Settings(stop_seconds=refused)
+    monkeypatch.setenv("CUCUMBER_STOP_SECONDS", "3.5")
+    assert Settings().stop_seconds == 3.5
+
+
 def test_cucumber_serve_refuses_redis_with_sqlite_before_it_starts(monkeypatch):
     monkeypatch.setenv("CUCUMBER_REDIS_URL", "redis://127.0.0.1:6379/0")
     monkeypatch.setenv("DATABASE_URL", "sqlite:///never-created.db")

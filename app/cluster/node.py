@@ -16,10 +16,15 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Coroutine
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ConstantBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.cluster.leases import RoomLeases
 from app.cluster.relay import Relay
@@ -27,16 +32,22 @@ from app.cluster.sole import DatabaseLease
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.ownership import SoleOwnership
 from app.rooms.persistence import RoomStore, StorageUnavailable
-from app.rooms.registry import RoomRegistry, new_process_id
+from app.rooms.registry import HANDOVER_WAIT_SECONDS, RoomRegistry, new_process_id
 from app.rooms.room import Room
 from app.settings import Settings
 from app.storage import StorageError
+from app.waits import pause, wait_ended
 from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
 
 REDIS_TIMEOUT_SECONDS = 2.0
 """How long one Redis call may take before it counts as failed."""
+REDIS_RETRY_PAUSE_SECONDS = 0.1
+"""The pause before a Redis call whose connection failed (dropped, or timed out) is tried again, once."""
+STOP_STEP_SECONDS = 0.5
+"""The least time each step of a stop is given (ending a loop, leaving Redis, closing the database), even
+once the stop has used up ``stop_seconds``."""
 ORPHAN_SWEEP_TICKS = 3
 """Every this many renewals, the process looks for rooms in play that nobody holds."""
 
@@ -49,11 +60,15 @@ relayed frames (a table's state to the sockets of many tables, many sockets open
 
 def redis_client(url: str) -> Redis:
     """A client of the Redis at ``url`` (text answers), on a pool of at most :data:`REDIS_CONNECTIONS`
-    connections that a call waits for; each call fails with ``RedisError`` after
-    :data:`REDIS_TIMEOUT_SECONDS` (connecting, waiting for a connection, or for the answer)."""
+    connections that a call waits for. A call whose connection fails (dropped, or silent for
+    :data:`REDIS_TIMEOUT_SECONDS` while connecting or answering) is tried once more on a new connection after
+    :data:`REDIS_RETRY_PAUSE_SECONDS`, so that one dropped connection does not fail a lease renewal; it fails
+    with ``RedisError`` if that fails too, or after :data:`REDIS_TIMEOUT_SECONDS` waiting for a connection."""
+    retry = Retry(ConstantBackoff(REDIS_RETRY_PAUSE_SECONDS), retries=1,
+                  supported_errors=(RedisConnectionError, RedisTimeoutError))
     pool = BlockingConnectionPool.from_url(url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_TIMEOUT_SECONDS,
                                            decode_responses=True, socket_timeout=REDIS_TIMEOUT_SECONDS,
-                                           socket_connect_timeout=REDIS_TIMEOUT_SECONDS)
+                                           socket_connect_timeout=REDIS_TIMEOUT_SECONDS, retry=retry)
     return Redis.from_pool(pool)
 
 
@@ -93,6 +108,11 @@ class Node:
         self._claims: dict[str, asyncio.Future[tuple[Room | None, bool]]] = {}
         self._keeper: asyncio.Task[None] | None = None
         self._handover: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+        """Set once the rooms are handed over: the upkeep loop ends at its next turn (a cancellation of it
+        may be lost: see ``app.waits``)."""
+        self._stop_by: float | None = None
+        """When the stop must be done (``time.monotonic()``), from the moment it began (:meth:`drain`)."""
 
     @property
     def mode(self) -> str:
@@ -130,31 +150,49 @@ class Node:
         return 0
 
     def drain(self) -> None:
-        """Begin handing the rooms over (SIGTERM); idempotent. ``/readyz`` says 503 from now on."""
+        """Begin handing the rooms over (SIGTERM); idempotent. ``/readyz`` says 503 from now on.
+
+        The whole stop, :meth:`stop` included, has ``stop_seconds`` from now; a room waits at most half of
+        that (and at most :data:`~app.rooms.registry.HANDOVER_WAIT_SECONDS`) for its action in progress."""
         if self._handover is None:
             self.draining = True
             self.registry.accepting = False
-            self._handover = asyncio.get_running_loop().create_task(self.registry.shutdown())
+            self._stop_by = time.monotonic() + self.settings.stop_seconds
+            wait = min(HANDOVER_WAIT_SECONDS, self.settings.stop_seconds / 2)
+            self._handover = asyncio.get_running_loop().create_task(self.registry.shutdown(wait=wait))
+
+    def time_left(self) -> float:
+        """Seconds left of the stop (``stop_seconds`` from :meth:`drain`), at least :data:`STOP_STEP_SECONDS`;
+        all of ``stop_seconds`` before it has begun."""
+        if self._stop_by is None:
+            return self.settings.stop_seconds
+        return max(STOP_STEP_SECONDS, self._stop_by - time.monotonic())
 
     async def stop(self) -> None:
-        """Hand every room over (:meth:`drain`), then leave: stop renewing, release the leases, close Redis."""
+        """Hand every room over (:meth:`drain`), then leave: stop renewing, release the leases, close Redis.
+
+        Returns within about ``stop_seconds`` of :meth:`drain` (each step after that has
+        :data:`STOP_STEP_SECONDS`) whatever hangs: a step not done in time is left behind, with a warning that
+        says where it waits (:func:`app.waits.wait_ended`). Never raises."""
         self.drain()
         assert self._handover is not None
-        with contextlib.suppress(Exception):
-            await self._handover
+        await wait_ended(self._handover, self.time_left(), "the rooms' handover")
+        self._stopping.set()
         if self._keeper is not None:
             self._keeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._keeper
+            await wait_ended(self._keeper, self.time_left(), "the cluster's upkeep loop")
         if self.relay is not None:
-            await self.relay.stop()
+            await self.relay.stop(self.time_left())
         if self.leases is not None:
-            await self.leases.forget_process()
+            await self._within(self.leases.forget_process(), "removing this process's key from Redis")
         if self.redis is not None:
-            with contextlib.suppress(RedisError, OSError):
-                await self.redis.aclose()
+            await self._within(_quietly(self.redis.aclose()), "closing the Redis connections")
         if self.database_lease is not None:
-            await self.database_lease.release()
+            await self.database_lease.release(self.time_left())
+
+    async def _within(self, step: Coroutine[Any, Any, None], what: str) -> None:
+        """Run ``step`` for at most the stop's :meth:`time_left` (it is cancelled after that)."""
+        await wait_ended(asyncio.ensure_future(step), self.time_left(), what)
 
     def _database_lost(self) -> None:
         """Another process took the database: give up every room at once (their sockets reconnect)."""
@@ -167,11 +205,10 @@ class Node:
     async def _keep(self) -> None:
         """Every ``lease_renew_seconds``: say this process is alive, renew its rooms' leases (dropping
         the rooms whose lease is lost), close relayed sockets whose other side went away, and now and
-        then take rooms in play that nobody holds."""
+        then take rooms in play that nobody holds; until the rooms are handed over (:meth:`stop`)."""
         assert self.leases is not None and self.relay is not None
         ticks = 0
-        while True:
-            await asyncio.sleep(self.settings.lease_renew_seconds)
+        while not await pause(self._stopping, self.settings.lease_renew_seconds):
             ticks += 1
             try:
                 await self.leases.announce(self.about())
@@ -314,3 +351,9 @@ class Node:
         """What this process announces of itself in Redis: host, port, pid, start time (Unix seconds)."""
         return {"host": socket.gethostname(), "port": self.settings.port, "pid": os.getpid(),
                 "started": round(self.started_at, 3)}
+
+
+async def _quietly(step: Coroutine[Any, Any, None]) -> None:
+    """``step``, whose failure to reach Redis is of no account (closing connections on the way out)."""
+    with contextlib.suppress(RedisError, OSError):
+        await step

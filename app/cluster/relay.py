@@ -38,6 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.cluster.leases import inbox
 from app.identity import normalise_code
 from app.rooms.errors import ErrorCode, RoomError
+from app.waits import pause, wait_ended
 from app.wording.errors import problem
 from app.wording.language import DEFAULT_LANGUAGE, negotiate, speaking
 
@@ -55,6 +56,10 @@ ROUTE_ATTEMPTS = 3
 UNREACHABLE = ""
 """What :meth:`Relay._route` gives when the room's place cannot be found now (Redis or the database is down)."""
 RETRY_PAUSE_SECONDS = 0.2
+INBOX_WAIT_SECONDS = 1.0
+"""How long the inbox reader waits for a message before it looks whether to stop."""
+RESUBSCRIBE_PAUSE_SECONDS = 0.5
+"""The pause before the inbox is subscribed to again, once its connection failed."""
 PROXY_HEADERS = frozenset({b"x-forwarded-for", b"x-forwarded-proto"})
 """Headers the relaying process has already applied to the scope (client address and scheme)."""
 
@@ -153,6 +158,8 @@ class Relay:
         self._ids = itertools.count()
         self._tasks: set[asyncio.Task[None]] = set()
         self._reader: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+        """Set by :meth:`stop`: the inbox reader ends at its next turn (a cancellation of it may be lost)."""
         self.healthy = False
 
     # ------------------------------------------------------------------ the inbox
@@ -165,13 +172,15 @@ class Relay:
         self._reader = asyncio.get_running_loop().create_task(self._read(pubsub))
 
     async def _read(self, pubsub: Any) -> None:
-        while True:
+        """Handle the inbox's messages (waiting at most :data:`INBOX_WAIT_SECONDS` for each) until :meth:`stop`."""
+        while not self._stopping.is_set():
             try:
-                message = await pubsub.get_message(timeout=1.0)
+                message = await pubsub.get_message(timeout=INBOX_WAIT_SECONDS)
             except (RedisError, OSError) as error:
                 self.healthy = False
                 log.warning("the inbox connection failed (%s); subscribing again", error)
-                await asyncio.sleep(0.5)
+                if await pause(self._stopping, RESUBSCRIBE_PAUSE_SECONDS):
+                    break
                 with contextlib.suppress(RedisError, OSError):
                     await pubsub.subscribe(inbox(self.prefix, self.owners.process))
                 continue
@@ -219,16 +228,17 @@ class Relay:
     def _new_id(self) -> str:
         return f"{self.owners.process}:{next(self._ids)}"
 
-    async def stop(self) -> None:
-        """Stop reading the inbox; relayed sockets are closed with 1012, hosted ones told their client left."""
+    async def stop(self, seconds: float) -> None:
+        """Stop reading the inbox, waiting at most ``seconds`` for the reader to end (it is left behind, with
+        a warning, after that); relayed sockets are closed with 1012, hosted ones told their client left."""
+        self._stopping.set()
         for tunnel in list(self.relayed.values()):
             tunnel.inbox.put_nowait({"k": "lost", "code": CLOSE_RESTART})
         for tunnel in list(self.hosted.values()):
             tunnel.inbox.put_nowait({"k": "ws_gone", "code": 1001})
         if self._reader is not None:
             self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+            await wait_ended(self._reader, seconds, "the relay's inbox reader")
         for task in list(self._tasks):
             task.cancel()
 

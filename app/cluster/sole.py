@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from app.storage import ServerLease, Storage, StorageError
+from app.waits import pause, wait_ended
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,8 @@ class DatabaseLease:
         self.held = False
         self.lost = False
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+        """Set by :meth:`release`: the renewals end at their next turn (a cancellation of them may be lost)."""
 
     def _until(self) -> tuple[datetime, datetime]:
         moment = datetime.now(UTC)
@@ -89,8 +92,7 @@ class DatabaseLease:
         self._task = asyncio.get_running_loop().create_task(self._renew_forever(on_lost))
 
     async def _renew_forever(self, on_lost: Callable[[], None]) -> None:
-        while not self.lost:
-            await asyncio.sleep(self.renew)
+        while not self.lost and not await pause(self._stopping, self.renew):
             try:
                 renewed = await asyncio.to_thread(self.storage.renew_server_lease, holder=self.holder,
                                                   until=self._until()[1])
@@ -104,13 +106,20 @@ class DatabaseLease:
                 self.lost = True
                 on_lost()
 
-    async def release(self) -> None:
-        """Stop renewing and give the lease up (never raises)."""
+    async def release(self, seconds: float) -> None:
+        """Stop renewing and give the lease up, each within ``seconds`` (a renewal or a release still waiting
+        for the database after that is left behind, with a warning, and the lease runs out by itself). Never
+        raises."""
+        self._stopping.set()
         if self._task is not None:
             self._task.cancel()
+            await wait_ended(self._task, seconds, "the database lease's renewals")
         if self.held:
-            try:
-                await asyncio.to_thread(self.storage.release_server_lease, holder=self.holder)
-            except StorageError as error:
-                log.warning("could not release the database lease: %s", error)
             self.held = False
+            await wait_ended(asyncio.ensure_future(self._give_up()), seconds, "releasing the database lease")
+
+    async def _give_up(self) -> None:
+        try:
+            await asyncio.to_thread(self.storage.release_server_lease, holder=self.holder)
+        except StorageError as error:
+            log.warning("could not release the database lease: %s", error)

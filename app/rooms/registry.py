@@ -34,6 +34,7 @@ from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.settings import Settings
 from app.storage import Fence, RoomCodeTaken, RoomSnapshot
+from app.waits import pause, wait_ended
 from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,8 @@ class RoomRegistry:
         """Each room's own store, fenced with the epoch this process holds it under."""
         self.accepting = True
         self._sweeper: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+        """Set by :meth:`shutdown`: the sweeper ends at its next turn (a cancellation of it may be lost)."""
 
     def _new_room(self, code: str, rules: Rules, epoch: int, created_at: datetime | None = None) -> Room:
         settings = self.settings
@@ -211,8 +214,7 @@ class RoomRegistry:
     async def _sweep_forever(self) -> None:
         shortest = min(self.settings.room_idle_seconds, self.settings.unused_room_seconds)
         interval = min(60.0, max(0.05, shortest / 4))
-        while True:
-            await asyncio.sleep(interval)
+        while not await pause(self._stopping, interval):
             await self.sweep()
 
     async def sweep(self) -> list[str]:
@@ -242,22 +244,36 @@ class RoomRegistry:
             removed.append(code)
         return removed
 
-    async def shutdown(self) -> None:
+    async def shutdown(self, wait: float = HANDOVER_WAIT_SECONDS) -> None:
         """Hand every room over (the rooms stay stored, for the next process to take).
 
-        New rooms are refused from now on; the sweeper stops; each room, once
-        its action in progress is done (its write committed, or after
-        :data:`HANDOVER_WAIT_SECONDS`), stops its timer and closes its
-        connections with 1012; then its ownership is released.
+        New rooms are refused from now on; the sweeper stops (waited for at most
+        ``wait`` seconds); every room at once, once its action in progress is
+        done (its write committed, or after ``wait`` seconds), stops its timer
+        and closes its connections with 1012; then its ownership is released.
+        So the handover takes about ``wait`` seconds at most, however many rooms
+        there are (and the time to release their ownership). Never raises: a room
+        whose handover fails is logged and forgotten all the same.
         """
         self.accepting = False
+        self._stopping.set()
         if self._sweeper is not None:
             self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
-        for code, room in list(self.rooms.items()):
+            await wait_ended(self._sweeper, wait, "the idle-room sweeper")
+        rooms = list(self.rooms.items())
+        outcomes = await asyncio.gather(*(self._hand_over(code, room, wait) for code, room in rooms),
+                                        return_exceptions=True)
+        for (code, _), outcome in zip(rooms, outcomes, strict=True):
+            if isinstance(outcome, Exception):
+                log.error("room %s: its handover failed: %r", code, outcome)
+
+    async def _hand_over(self, code: str, room: Room, wait: float) -> None:
+        """Close room ``code`` once its action in progress is done (at most ``wait`` seconds), forget it, and
+        release its ownership."""
+        try:
             try:
-                await asyncio.wait_for(room.lock.acquire(), HANDOVER_WAIT_SECONDS)
+                async with asyncio.timeout(wait):
+                    await room.lock.acquire()
             except TimeoutError:
                 log.warning("room %s: an action still runs; closing it all the same", code)
                 room.close()
@@ -266,8 +282,9 @@ class RoomRegistry:
                     room.close()
                 finally:
                     room.lock.release()
+        finally:
             self._forget(code)
-            await self.ownership.release(code)
+        await self.ownership.release(code)
 
 
 def _last_summary(record: dict[str, Any]) -> DealSummary | None:

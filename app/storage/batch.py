@@ -71,6 +71,8 @@ class BatchWriter:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._writing: list[str] = []
+        """The actions of the batch being written now (empty between batches)."""
 
     def submit(self, action: str, write: Write) -> Future[None]:
         """Queue ``write`` for the next batch; the future says how it went.
@@ -109,17 +111,30 @@ class BatchWriter:
                 self._thread.start()
             self._queue.put(item)
 
-    def close(self) -> None:
-        """Commit what was submitted, then stop the thread; later :meth:`submit` calls fail. Idempotent."""
+    def close(self, timeout: float | None = None) -> bool:
+        """Commit what was submitted, then stop the thread; later :meth:`submit` calls fail. Idempotent.
+
+        Waits at most ``timeout`` seconds (``None``: as long as it takes) for the writes still to commit;
+        returns whether they all were. When the time is up (the database does not answer), it logs what is
+        still pending and returns ``False``: those writes are left to the thread, which goes on trying as
+        long as the process lives, and whose futures say how each went. A second call waits again.
+        """
         with self._lock:
-            if self._closed:
-                return
-            self._closed = True
+            if not self._closed:
+                self._closed = True
+                if self._thread is not None:
+                    self._queue.put(None)
             thread = self._thread
-            if thread is not None:
-                self._queue.put(None)
-        if thread is not None:
-            thread.join()
+        if thread is None:
+            return True
+        thread.join(timeout)
+        if not thread.is_alive():
+            return True
+        writing, waiting = list(self._writing), self._queue.qsize() - 1  # less the stop mark
+        log.warning("the database writer did not finish within %.1f s: %d write(s) being committed (%s), "
+                    "%d more waiting; they are left unconfirmed", timeout, len(writing), "; ".join(writing[:5])
+                    or "none", max(0, waiting))
+        return False
 
     def _run(self) -> None:
         stop = False
@@ -128,7 +143,11 @@ class BatchWriter:
             # A write whose caller gave up before it started is left out; the others cannot be cancelled now.
             batch = [item for item in batch if item.begin()]
             if batch:
-                self._write(batch)
+                self._writing = [item.action for item in batch]
+                try:
+                    self._write(batch)
+                finally:
+                    self._writing = []
 
     def _take(self) -> tuple[list[_Pending], bool]:
         """Wait for a write, then take every write waiting behind it (up to ``max_batch``); and whether to stop."""

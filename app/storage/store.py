@@ -91,12 +91,17 @@ class Storage:
         except (SQLAlchemyError, CommandError, OSError) as error:
             raise StorageError(f"could not upgrade the database: {describe(error)}") from error
 
-    def close(self) -> None:
+    def close(self, timeout: float | None = None) -> bool:
         """Commit the deals and plays submitted, then close every pooled connection; later calls raise
-        :class:`StorageError` (a later ``submit_…`` gives a future failed with it)."""
+        :class:`StorageError` (a later ``submit_…`` gives a future failed with it).
+
+        Waits at most ``timeout`` seconds (``None``: as long as it takes) for those writes; returns whether
+        they were all committed. When the database does not answer in time, what is still pending is logged
+        and left unconfirmed (:meth:`BatchWriter.close <app.storage.batch.BatchWriter.close>`)."""
         self._closed = True
-        self._batch.close()
+        committed = self._batch.close(timeout)
         self._engine.dispose()
+        return committed
 
     def __enter__(self) -> Storage:
         return self

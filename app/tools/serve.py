@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import math
 import socket
 import sys
+import threading
 from types import FrameType
 from typing import TextIO
 
@@ -36,6 +38,11 @@ WS_IMPLEMENTATION = "wsproto"
 (``websockets-sansio``): about 4 KB less, a tenth of a socket's memory, for the same CPU time a play
 (measured with ``cucumber bench load``, 1,000 tables). Like the default, it stops reading a socket after
 each whole message until the room has taken it, so a client that floods holds few frames in memory."""
+STOP_MARGIN_SECONDS = 5.0
+"""How long past ``stop_seconds`` a process asked to stop may still be there before it gives up: it logs
+where it is stuck and exits with status 1 (:func:`app.waits.exit_if_stuck`). Its steps left once the stop's
+time is up have half a second each (``app.cluster.node.STOP_STEP_SECONDS``), so a stop that goes well ends
+well within this."""
 
 
 def serve(host: str | None, port: int | None, *, err: TextIO = sys.stderr) -> int:
@@ -47,7 +54,10 @@ def serve(host: str | None, port: int | None, *, err: TextIO = sys.stderr) -> in
     WebSocket frames over 64 KiB are refused by the protocol layer; smaller
     oversized messages get the protocol's ``too_large`` error. On SIGTERM or
     Ctrl-C the process first hands its rooms over (``Node.drain``), while
-    uvicorn closes its connections.
+    uvicorn closes its connections: those still open after half of
+    ``stop_seconds`` (a request whose body never comes) are cut off. A process
+    still there :data:`STOP_MARGIN_SECONDS` after ``stop_seconds`` logs where
+    it is stuck and exits at once with status 1.
     """
     import uvicorn  # the server's own imports wait until it is asked for
     from pydantic import ValidationError
@@ -66,12 +76,16 @@ def serve(host: str | None, port: int | None, *, err: TextIO = sys.stderr) -> in
         settings.port = port
 
     from app.main import create_app
+    from app.waits import exit_if_stuck
 
     app = create_app(settings)
 
     class HandingOver(uvicorn.Server):
         """uvicorn's server, which tells the app to hand its rooms over as soon as it is asked to stop, and
-        collects the young objects on time while it serves (:func:`collect_young`)."""
+        makes sure that the process then ends; while it serves, it collects the young objects on time
+        (:func:`collect_young`)."""
+
+        guard: threading.Timer | None = None
 
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             node = getattr(app.state, "node", None)
@@ -81,6 +95,8 @@ def serve(host: str | None, port: int | None, *, err: TextIO = sys.stderr) -> in
                 loop = None
             if node is not None and loop is not None:
                 loop.call_soon_threadsafe(node.drain)
+            if self.guard is None:
+                self.guard = exit_if_stuck(loop, settings.stop_seconds + STOP_MARGIN_SECONDS)
             super().handle_exit(sig, frame)
 
         async def serve(self, sockets: list[socket.socket] | None = None) -> None:
@@ -94,13 +110,21 @@ def serve(host: str | None, port: int | None, *, err: TextIO = sys.stderr) -> in
     # must not apply them a second time from its own FORWARDED_ALLOW_IPS.
     config = uvicorn.Config(app, host=settings.host, port=settings.port, workers=1, log_level=settings.log_level,
                             proxy_headers=False, ws=WS_IMPLEMENTATION, ws_max_size=WS_MAX_FRAME_BYTES,
-                            ws_per_message_deflate=settings.ws_compression)
+                            ws_per_message_deflate=settings.ws_compression,
+                            timeout_graceful_shutdown=connections_stop_seconds(settings.stop_seconds))
     server = HandingOver(config)
     settle_collector()
     server.run()
     if not server.started:
         return 3
     return 0
+
+
+def connections_stop_seconds(stop_seconds: float) -> int:
+    """How long a stopping process lets its open connections close before it cuts them off: half of
+    ``stop_seconds`` (the other half is for the rooms' handover and the rest), in whole seconds as uvicorn
+    takes it, at least 1."""
+    return max(1, math.floor(stop_seconds / 2))
 
 
 def settle_collector() -> None:

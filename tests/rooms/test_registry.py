@@ -125,3 +125,69 @@ async def test_a_new_match_is_not_started_over_a_finished_match_not_yet_stored(s
 def test_process_ids_name_the_process_and_are_never_the_same_twice():
     one, two = new_process_id("cards1"), new_process_id("cards1")
     assert one.startswith("cards1-") and two.startswith("cards1-") and one != two
+
+
+BOUND = 30.0
+"""Far longer than these handovers take: only one that hangs, or goes room after room, reaches it."""
+
+
+async def until(check) -> None:
+    """Wait until ``check()`` holds (at most :data:`BOUND`)."""
+    async with asyncio.timeout(BOUND):
+        while not check():
+            await asyncio.sleep(0.01)
+
+
+async def test_a_shutdown_hands_every_room_over_at_once_each_after_its_own_action(store):
+    registry = RoomRegistry(SETTINGS, store, process="first")
+    rooms = [(await registry.create(name, Rules()))[0] for name in ("Ana", "Ben", "Cy", "Dan", "Eve")]
+    for room in rooms:
+        await room.lock.acquire()  # an action in progress in every room
+    handover = asyncio.ensure_future(registry.shutdown())
+    rooms[-1].lock.release()  # the last room's action ends first
+    await until(lambda: rooms[-1].closed)
+    # The last room is handed over at once, while the first one still waits for its own action.
+    assert registry.get(rooms[-1].code) is None
+    assert not rooms[0].closed and registry.get(rooms[0].code) is rooms[0]
+    for room in rooms[:-1]:
+        room.lock.release()
+    async with asyncio.timeout(BOUND):
+        await handover
+    assert all(room.closed for room in rooms) and registry.rooms == {}
+
+
+async def test_a_room_whose_action_never_ends_is_closed_all_the_same_after_the_wait(store, caplog):
+    registry = RoomRegistry(SETTINGS, store, process="first")
+    stuck, _, _ = await registry.create("Ana", Rules())
+    free, _, _ = await registry.create("Ben", Rules())
+    await stuck.lock.acquire()
+    async with asyncio.timeout(BOUND):
+        await registry.shutdown(wait=0.1)
+    assert stuck.closed and free.closed and registry.rooms == {}
+    assert f"room {stuck.code}: an action still runs; closing it all the same" in caplog.text
+
+
+async def test_a_shutdown_ends_the_sweeper_even_when_its_cancellation_is_lost(store, monkeypatch):
+    settings = Settings(database_url="sqlite://", unused_room_seconds=0.2)  # a sweep every 0.05 s
+    registry = RoomRegistry(settings, store, process="first")
+    sweeping, swallowed = asyncio.Event(), []
+
+    async def loses_the_cancellation() -> list[str]:
+        if not swallowed:
+            sweeping.set()
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:  # as asyncio.wait_for of Python 3.11 can
+                swallowed.append(True)
+        return []
+
+    monkeypatch.setattr(registry, "sweep", loses_the_cancellation)
+    registry.start_sweeping()
+    async with asyncio.timeout(BOUND):
+        await sweeping.wait()
+    stopping = asyncio.ensure_future(registry.shutdown())
+    done, _ = await asyncio.wait({stopping}, timeout=BOUND)
+    if not done:
+        stopping.cancel()
+        await asyncio.wait({stopping}, timeout=BOUND)
+    assert done and swallowed == [True]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -229,6 +230,45 @@ def test_when_the_owner_stops_another_process_takes_its_room_with_every_acknowle
     assert owners(url, code)[1][1] == process_of(second)
     while table.latest()["phase"] != "finished":
         table.play_one()
+
+
+def half_sent_post(server: Server, path: str) -> socket.socket:
+    """A connection to ``server`` that sends a POST's headers, promising a body it never sends."""
+    connection = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    connection.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
+                       f"Origin: {server.base}\r\nContent-Length: 1000\r\n\r\n{{".encode())
+    return connection
+
+
+def test_sigterm_ends_a_cluster_process_in_time_whatever_its_connections_are_doing(cluster):
+    start, _ = cluster
+    stop_seconds = 3
+    first, second = start("first", stop_seconds=stop_seconds), start("second")
+    here, here_tokens = open_table(first, ["Ana", "Ben"])
+    there, there_tokens = open_table(second, ["Cy", "Dan"])
+    local = Client(first, here, here_tokens[0])
+    hosted = Client(second, here, here_tokens[1])  # relayed by the second process to this room on the first
+    relayed = Client(first, there, there_tokens[0])  # relayed by the first process to the second's room
+    health = first.get("/healthz").json()
+    assert (health["rooms"], health["hosted_sockets"], health["relayed_sockets"]) == (1, 1, 1)
+    # Requests whose body never comes: one for the process itself, one it would relay.
+    waiting = [half_sent_post(first, "/api/rooms"), half_sent_post(first, f"/api/rooms/{there}/players")]
+    try:
+        first.signal(signal.SIGTERM)
+        # It hands its room over, cuts the half-sent requests off once half of stop_seconds is up, and exits
+        # by itself: its guard would end it with status 1 a few seconds after stop_seconds.
+        first.process.wait(60)
+        assert first.process.returncode in (0, -signal.SIGTERM), first.log.read_text()[-3000:]
+        assert "did not stop within" not in first.log.read_text()
+        assert local.close_code() == 1012 and hosted.close_code() == 1012 and relayed.close_code() == 1012
+        for connection in waiting:
+            while connection.recv(65536):  # (uvicorn answers 500 to a request it cut off)
+                pass  # read until the server closes the connection (a timeout here fails the test)
+    finally:
+        for connection in waiting:
+            connection.close()
+    # The room is there for the second process to take.
+    assert Client(second, here, here_tokens[0]).state["seats"][0]["name"] == "Ana"
 
 
 def test_a_room_whose_owner_does_not_answer_is_moving_and_a_room_nobody_holds_is_taken_on_demand(

@@ -222,6 +222,20 @@ def test_closing_commits_what_is_waiting_and_refuses_what_comes_after(storage, w
     assert not closing.is_alive()
 
 
+def test_closing_with_a_time_limit_returns_when_the_database_does_not_answer_and_says_what_is_pending(
+        storage, writer, caplog):
+    dealt_matches(storage, 1)
+    with held(writer):  # a write the database does not answer until the block ends
+        waiting = submit_play(writer, "m0", 0)
+        assert writer.close(timeout=0.1) is False
+        assert "1 write(s) being committed (wait), 1 more waiting; they are left unconfirmed" in caplog.text
+        assert not waiting.done()
+    # The writer goes on: once the database answers, what was pending is committed after all.
+    assert waiting.result(WAIT_S) is None
+    assert writer.close(timeout=WAIT_S) is True
+    assert stored_plays(storage) == {"m0": CARDS[:1]}
+
+
 def test_a_writer_needs_room_for_one_write(storage):
     with pytest.raises(ValueError, match="at least 1"):
         BatchWriter(storage.engine, max_batch=0)
