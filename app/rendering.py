@@ -207,24 +207,38 @@ templates.env.globals.update(chat_reactions=tuple(REACTIONS), reaction_words=rea
                              chat_text_limit=TEXT_LIMIT)
 
 
-def render_blocks(template_name: str, blocks: list[str], context: dict[str, Any]) -> str:
+Block = str | tuple[str, dict[str, Any]]
+"""A block to render alone: its name, or its name and variables of its own (a ``scoped`` block inside a
+loop, rendered for one item: the loop's variable)."""
+
+
+def render_blocks(template_name: str, blocks: list[Block], context: dict[str, Any]) -> str:
     """Render only the named ``blocks`` of a template, concatenated, with ``context``
     (:func:`render_each`)."""
     return "".join(render_each(template_name, blocks, context))
 
 
-def render_each(template_name: str, blocks: list[str], context: dict[str, Any]) -> list[str]:
+def render_each(template_name: str, blocks: list[Block], context: dict[str, Any]) -> list[str]:
     """Each of the named ``blocks`` of a template rendered alone with ``context``, in the order named.
 
     The blocks share one context, made of the template's globals and
-    ``context``. A block's own ``{% set %}`` stays inside it (Jinja2's
-    scoping), so sharing it changes nothing in what they show. Raises
-    ``KeyError`` for a block the template does not have.
+    ``context``; a block named with variables of its own sees them besides.
+    A block's own ``{% set %}`` stays inside it (Jinja2's scoping), so
+    sharing it changes nothing in what they show. Raises ``KeyError`` for a
+    block the template does not have.
     """
     template: Template = templates.get_template(template_name)
-    shared = template.environment.context_class(
-        template.environment, {**_globals_of(template), **context}, template.name, template.blocks)
-    return ["".join(template.blocks[name](shared)) for name in blocks]
+    environment, variables = template.environment, {**_globals_of(template), **context}
+    shared = environment.context_class(environment, variables, template.name, template.blocks)
+    rendered = []
+    for block in blocks:
+        if isinstance(block, str):
+            rendered.append("".join(template.blocks[block](shared)))
+        else:  # a context of its own, on the same variables (not a copy of them, as Context.derived makes)
+            own = environment.context_class(environment, variables, template.name, template.blocks)
+            own.vars.update(block[1])
+            rendered.append("".join(template.blocks[block[0]](own)))
+    return rendered
 
 
 _GLOBALS: dict[int, tuple[Template, dict[str, Any]]] = {}

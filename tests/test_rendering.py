@@ -89,7 +89,7 @@ def test_the_english_regions_say_what_the_word_check_looks_for():
 def test_a_bot_name_and_the_cards_are_said_in_the_viewers_language():
     table = next(table for table in tables() if table.match is not None and view_for(table.match, None).trick)
     danish = regions(table, "da")[0, True]
-    assert "Let bot 1" in danish["seats"] and "Easy bot 1" not in readable(danish["seats"])
+    assert "Let bot 1" in danish["seat-2"] and "Easy bot 1" not in readable(danish["seat-2"])
     card = view_for(table.match, None).trick[0].card
     german = regions(table, "de")[None, False]["trick"]
     assert re.search(r'aria-label="(Kreuz|Karo|Herz|Pik)-(Zwei|Drei|Vier|Fünf|Sechs|Sieben|Acht|Neun|Zehn|Bube|'
@@ -107,7 +107,8 @@ def test_each_region_is_rendered_once_per_version_and_language_however_many_view
     for seat, host, code in viewers:
         with speaking(code):
             PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
-    assert len(calls) == 2 * len(LIVE_REGIONS)  # each region once in Danish and once in Swedish
+    # Each region, and each seat, once in Danish and once in Swedish.
+    assert len(calls) == 2 * (len(LIVE_REGIONS) + len(SEATS))
 
 
 @pytest.mark.parametrize(("code", "finished"), [("en", "Nov 30, 2025, 16:06"), ("da", "30. nov. 2025 16.06"),

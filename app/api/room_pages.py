@@ -12,21 +12,23 @@ from typing import Any
 
 from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from markupsafe import Markup
 
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
 from app.api.language import visitor_language
 from app.api.room_api import set_player_cookie
 from app.api.sockets import accept_room_socket, heartbeat_seconds, link_url, player_token_hash, serve
 from app.api.viewers import browser_viewer, remember_viewer
+from app.game.rules import MAX_PLAYERS
 from app.identity import hash_token
 from app.names import form_number
-from app.rendering import render_each, templates
+from app.rendering import Block, render_each, templates
 from app.rooms.chat import Chat, ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from
 from app.rooms.room import Room
 from app.rooms.seat_links import Link
-from app.rooms.views import RoomView, Viewer
+from app.rooms.views import RoomView, SeatInfo, Viewer
 from app.rules_form import rules_from_form
 from app.settings import Settings
 from app.wording.language import language
@@ -60,8 +62,15 @@ def _status(view: RoomView) -> Hashable:
 
 
 def _seats(view: RoomView) -> Hashable:
-    # Each seat, as this viewer sees it: ``is_you`` marks the viewer's own.
-    return view.phase, view.seats, view.rules.threshold, view.rules.lives, view.you_are_host
+    # What holds the seats: at the table or not, and in the lobby how many are seated. The seats themselves
+    # are regions of their own (``_seat``), sent inside it when it is sent.
+    at_table = view.phase != "lobby"
+    return at_table, len(view.seats)
+
+
+def _seat(view: RoomView, seat: SeatInfo) -> Hashable:
+    # One seat, as this viewer sees it: ``is_you`` marks the viewer's own, and the host gets controls.
+    return seat, view.phase, view.rules.threshold, view.rules.lives, view.host_controls(seat)
 
 
 def _trick(view: RoomView) -> Hashable:
@@ -105,7 +114,21 @@ LIVE_REGIONS: dict[str, Region] = {
     "rules": Region(lambda view: (view.rules, view.preset, view.you_are_host and view.phase != "playing")),
 }
 """The table page's live regions, by element id in page order, each with what it shows
-(:class:`Region`). A new region adds its block to ``room.html`` and a line here."""
+(:class:`Region`). A new region adds its block to ``room.html`` and a line here.
+
+``seats`` holds the seats, each a region of its own (:data:`SEAT_IDS`, block
+``seat``, what it shows by ``_seat``): a play changes a seat or two, not the
+set of seats. The seats go inside their container where it has
+:data:`SEAT_SLOT`, when it is sent (it changed, or the whole page is sent);
+otherwise each seat is sent alone, when it changed."""
+
+SEAT_IDS = tuple(f"seat-{seat}" for seat in range(MAX_PLAYERS))
+"""The seats' element ids, by seat."""
+
+SEAT_SLOT = Markup("<!--seats-->")
+"""Where the seats go in their container's region as the renderer keeps it."""
+
+_SEAT_ID_SET = frozenset(SEAT_IDS)
 
 
 @router.post("/rooms", name="create_room_form", dependencies=[limited("rooms_created")])
@@ -259,7 +282,9 @@ class PageRenderer:
         self.sent: dict[str, str] = {}
 
     def render(self, viewer: Viewer, shared: dict[Any, Any]) -> dict[str, str]:
-        """Every live region of the table page for ``viewer``, by element id, said in the language being spoken.
+        """Every live region of the table page for ``viewer``, by element id, said in the language being spoken:
+        each seat's after the seats' container, which holds :data:`SEAT_SLOT` in their place (:meth:`frame`
+        puts them there).
 
         A region is rendered only when what it shows (:data:`LIVE_REGIONS`)
         is new to the room: renderings are kept in ``shared.kept`` (the
@@ -271,16 +296,24 @@ class PageRenderer:
         view = viewer.view()
         spoken = language()
         regions: dict[str, str] = {}
-        missing: dict[str, Hashable] = {}
+        missing: dict[str, tuple[Block, Hashable]] = {}
         for name, region in LIVE_REGIONS.items():
             key = (self.kind, name, spoken, region.shows(view))
             found: str | None = kept.get(key)
             if found is None:
-                missing[name] = key
+                missing[name] = name, key
             regions[name] = found or ""  # filled in below when missing
+            if name == "seats":
+                for seat in view.seats:
+                    seat_id, seat_key = SEAT_IDS[seat.seat], (self.kind, "seat", spoken, _seat(view, seat))
+                    found = kept.get(seat_key)
+                    if found is None:
+                        missing[seat_id] = ("seat", {"seat": seat}), seat_key
+                    regions[seat_id] = found or ""
         if missing:
-            rendered = render_each("room.html", list(missing), {**self.context, "view": view, "parts": kept})
-            for (name, wanted), html in zip(missing.items(), rendered, strict=True):
+            rendered = render_each("room.html", [block for block, _ in missing.values()],
+                                   {**self.context, "view": view, "parts": kept, "seat_slot": SEAT_SLOT})
+            for (name, (_, wanted)), html in zip(missing.items(), rendered, strict=True):
                 regions[name] = kept[wanted] = html
         if self.room_chat is not None:
             status = self.room_chat.status(view.match_id)
@@ -292,9 +325,25 @@ class PageRenderer:
         return regions
 
     def frame(self, regions: dict[str, str], *, whole: bool = False) -> str | None:
-        """The regions that differ from what this connection last got (all of them if ``whole``), or ``None``."""
-        changed = [html for name, html in regions.items() if whole or self.sent.get(name) != html]
-        self.sent.update(regions)
+        """The regions that differ from what this connection last got (all of them if ``whole``), or ``None``.
+
+        The seats' container, when it is sent, holds the seats (:data:`LIVE_REGIONS`), which are then not
+        sent alone.
+        """
+        sent = self.sent
+        container = regions.get("seats")
+        with_seats = container is not None and (whole or sent.get("seats") != container)
+        changed = []
+        for name, html in regions.items():
+            if name in _SEAT_ID_SET:
+                if not with_seats and sent.get(name) != html:
+                    changed.append(html)
+            elif name == "seats":
+                if with_seats:
+                    changed.append(html.replace(SEAT_SLOT, "".join(regions.get(seat_id, "") for seat_id in SEAT_IDS)))
+            elif whole or sent.get(name) != html:
+                changed.append(html)
+        sent.update(regions)
         return "".join(changed) or None
 
     def error(self, code: str, message: str) -> str:

@@ -130,6 +130,17 @@ class RoomView:
         """Whether the viewer may start a match now (host, 2–7 seated, no match running; docs/rules.md §1)."""
         return self.you_are_host and self.phase != "playing" and MIN_PLAYERS <= len(self.seats) <= MAX_PLAYERS
 
+    def host_controls(self, seat: SeatInfo) -> str | None:
+        """Which of the host's controls this viewer gets on ``seat`` (one of this view's seats): ``"remove"``
+        out of a match, on a seat not theirs; ``"hand"`` during a match, on a person's seat that is still in
+        and has no connection (hand it to a bot, or give it to someone else); ``None`` otherwise, and always
+        for a viewer who does not host."""
+        if not self.you_are_host:
+            return None
+        if self.phase != "playing":
+            return None if seat.is_you else "remove"
+        return "hand" if not seat.bot and not seat.connected and not seat.eliminated else None
+
     @property
     def has_free_seat(self) -> bool:
         """Whether a seat is still free for a person or a bot (at most 7 play; docs/rules.md §1)."""

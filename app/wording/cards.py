@@ -6,8 +6,10 @@ it is shown (``10♥``) and named (``Ten of hearts``).
 
 from __future__ import annotations
 
+import functools
+
 from app.game.cards import DECK, SUIT_CHARS, Card
-from app.wording.language import noted, noted_in, say, say_in
+from app.wording.language import language, noted, noted_in, say, say_in
 
 RANK_LABELS = (
     "2", "3", "4", "5", "6", "7", "8", "9", "10",
@@ -50,6 +52,13 @@ def card_symbol(card: Card) -> str:
 
 def card_name(card: Card) -> str:
     """A card's name in words, for screen readers: ``TH`` → ``"Ten of hearts"``."""
+    return _card_name(card, language())
+
+
+@functools.lru_cache(maxsize=1024)
+def _card_name(card: Card, code: str) -> str:
+    # Each hand on the table page names each of its cards in every state sent: 52 names per language
+    # ``code`` being spoken, said once.
     suit = SUIT_CHARS.index(card.suit)
     # Translators: a card's name for screen readers, e.g. "Ten of hearts"; put rank and suit in your order.
     return say("{rank} of {suit}", rank=say(RANK_NAMES[card.rank - 2]), suit=say(SUIT_NAMES[suit]))

@@ -386,4 +386,4 @@ def test_a_page_whose_seat_moved_watches_and_drops_its_link(client):
         told = socket.receive_text()
         assert 'data-code="seat_moved"' in told and '<section id="seat-link" class="seat-link" hidden>' in told
         update = socket.receive_text()  # the regions as a spectator sees them
-        assert 'id="seats"' in update and "Continue on another device" not in update and "you-tag" not in update
+        assert 'id="seat-1"' in update and "Continue on another device" not in update and "you-tag" not in update

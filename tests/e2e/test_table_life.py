@@ -262,6 +262,32 @@ def test_a_played_card_moves_and_clicks_stay_possible(open_tab, server: LiveServ
     assert ana.problems() == []
 
 
+def test_a_card_played_mid_trick_replaces_only_the_seats_it_changed(open_tab, server: LiveServer) -> None:
+    """At a table of three, a card played into a trick of one: on Ana's page the seat that played it and the
+    seat to play next are new elements; the third seat and the seats' container are the very elements they
+    were (and the seats stay in order)."""
+    code, ana, others = open_table(server, open_tab, others=("Ben", "Cy"))
+    start(server, code, ana)
+    answer = play_until(server, code, {0: ana}, others,
+                        lambda now: len(now["state"]["trick"]) == 1 and now["state"]["turn"] in others)
+    ana.page.evaluate("() => { for (const e of [document.getElementById('seats'), "
+                      "...document.querySelectorAll('#seats .seat')]) e.seenBefore = true; }")
+    mover = answer["state"]["turn"]
+    player = others[mover]
+    player.wait(lambda now: player.version >= answer["version"] and now["turn"] == mover)
+    player.play_lowest()
+    server.wait_room(code, lambda now: now["version"] > answer["version"])
+    after = sync_pages(server, code, [ana])
+    following = after["state"]["turn"]
+    assert following not in (None, mover) and len(after["state"]["trick"]) == 2
+    seen = ana.page.evaluate("() => ({container: document.getElementById('seats').seenBefore === true, seats: "
+                             "[...document.querySelectorAll('#seats .seat')]"
+                             ".map(e => [+e.dataset.seat, e.seenBefore === true])})")
+    assert seen == {"container": True, "seats": [[seat, seat not in (mover, following)] for seat in range(3)]}
+    close(others)
+    assert ana.problems() == []
+
+
 def test_reduced_motion_moves_nothing(open_tab, server: LiveServer) -> None:
     code, ana, others = open_table(server, open_tab, init=MOTION_RECORDER_JS)
     ana.page.emulate_media(reduced_motion="reduce")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -10,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from app.api import room_pages
-from app.api.room_pages import LIVE_REGIONS, PageRenderer
+from app.api.room_pages import LIVE_REGIONS, SEAT_IDS, PageRenderer
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
 from app.game.score_sheet import score_sheet
@@ -55,13 +56,26 @@ def test_each_json_viewer_gets_the_frame_made_for_them_alone():
             assert shared == alone and json.loads(shared)["version"] == table.version
 
 
+def assert_alone(regions, values):
+    """``regions`` (a page renderer's) are what the viewer's view in ``values`` gives rendered afresh: sent
+    whole, the live regions as the whole page shows them (each seat inside ``seats``), and each seat alone
+    as it is there."""
+    whole = render_blocks("room.html", list(LIVE_REGIONS), values)
+    assert PageRenderer(CONTEXT, link_url=str).frame(regions, whole=True) == whole
+    seats = values["view"].seats
+    assert [name for name in regions if name.startswith("seat-")] == list(SEAT_IDS[:len(seats)])
+    for seat in seats:
+        html = regions[SEAT_IDS[seat.seat]]
+        assert html == render_blocks("room.html", [("seat", {"seat": seat})], values)
+        assert html.lstrip().startswith(f'<article id="seat-{seat.seat}" ') and html in whole
+
+
 def test_each_page_viewer_gets_the_regions_made_for_them_alone():
     for table in tables():
         renderings = Renderings(table)
         for seat, host in VIEWERS:
             shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
-            values = {**CONTEXT, "view": room_view(table, seat, host=host)}
-            assert shared == {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
+            assert_alone(shared, {**CONTEXT, "view": room_view(table, seat, host=host)})
 
 
 def room_life(seed):
@@ -114,9 +128,7 @@ def test_each_page_viewer_gets_what_rendering_for_them_alone_gives_in_every_vers
                         continue
                     shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host),
                                                                         renderings.shared)
-                    values = {**CONTEXT, "view": room_view(table, seat, host=host)}
-                    alone = {name: render_blocks("room.html", [name], values) for name in LIVE_REGIONS}
-                    assert shared == alone, (table.version, code, seat, host)
+                    assert_alone(shared, {**CONTEXT, "view": room_view(table, seat, host=host)})
 
 
 def held_cards(html):
@@ -147,14 +159,26 @@ def test_a_hand_region_is_never_shared_between_seats_and_spectators_never_get_on
                     assert html is not other_html and held_cards(html) != held_cards(other_html)
 
 
-def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch):
+def counted_renders(monkeypatch):
+    """The blocks page renderers render from now on, in a list filled as they do: each by its name, a seat
+    by its element id."""
     calls = []
     real = room_pages.render_each
-    monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
+
+    def counting(template, blocks, context):
+        calls.extend(block if isinstance(block, str) else SEAT_IDS[block[1]["seat"].seat] for block in blocks)
+        return real(template, blocks, context)
+
+    monkeypatch.setattr(room_pages, "render_each", counting)
+    return calls
+
+
+def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch):
+    calls = counted_renders(monkeypatch)
     lobby = next(room_life(4))
     first = Renderings(lobby)
     PageRenderer(CONTEXT, link_url=str).render(first.viewer(0, True), first.shared)
-    assert sorted(calls) == sorted(LIVE_REGIONS)
+    assert sorted(calls) == sorted([*LIVE_REGIONS, "seat-0"])
     calls.clear()
     # A new version where only the spectators changed: the status (its version and count) is all that is new.
     second = Renderings(replace(lobby, version=lobby.version + 1, spectators=2), first)
@@ -164,16 +188,17 @@ def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch)
     # The same, said in Danish: each region once more, in Danish.
     with speaking("da"):
         PageRenderer(CONTEXT, link_url=str).render(second.viewer(0, True), second.shared)
-    assert sorted(calls) == sorted(LIVE_REGIONS)
+    assert sorted(calls) == sorted([*LIVE_REGIONS, "seat-0"])
     calls.clear()
-    # A new seat: the regions that show the seats, or count them, again; the rules not.
+    # A new seat: the regions that count the seats again, and the new seat; the rules and Ana's seat not.
     third = Renderings(replace(lobby, version=lobby.version + 2, spectators=2, seats=SEATS[:2]), second)
     PageRenderer(CONTEXT, link_url=str).render(third.viewer(0, True), third.shared)
-    assert sorted(calls) == ["controls", "join", "seats", "status"]
+    assert sorted(calls) == ["controls", "join", "seat-1", "seats", "status"]
     calls.clear()
-    # Another viewer of that version who sees the seats otherwise (Ben's own), and the join form alike.
+    # Another viewer of that version, who sees both seats otherwise (Ana's without the host's control, Ben's
+    # own), and the join form and the seats' container alike.
     PageRenderer(CONTEXT, link_url=str).render(third.viewer(1, False), third.shared)
-    assert sorted(calls) == ["controls", "rules", "seats", "status"]
+    assert sorted(calls) == ["controls", "rules", "seat-0", "seat-1", "status"]
 
 
 def test_a_play_renders_again_only_what_it_changed(monkeypatch):
@@ -187,14 +212,63 @@ def test_a_play_renders_again_only_what_it_changed(monkeypatch):
     first = Renderings(before)
     for seat, host in ROOM_VIEWERS:
         PageRenderer(CONTEXT, link_url=str).render(first.viewer(seat, host), first.shared)
-    calls = []
-    real = room_pages.render_each
-    monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
+    calls = counted_renders(monkeypatch)
     second = Renderings(after, first)
     for seat, host in ROOM_VIEWERS:
         PageRenderer(CONTEXT, link_url=str).render(second.viewer(seat, host), second.shared)
-    assert not {"summary", "controls", "join", "rules"} & set(calls)
+    assert not {"summary", "controls", "join", "rules", "seats"} & set(calls)
     assert calls.count("status") == 2  # the seat to play, and everyone else
+
+
+FOUR = (*SEATS[:2], Seat("Cy", "c" * 64, player="cy23456789"), Seat("Dag", "d" * 64, player="dag2345678"))
+FOUR_VIEWERS = [(0, True), (1, False), (2, False), (3, False), (None, False)]
+
+
+def deal_at_four():
+    """A deal at four, every player connected: the table before each play and after the last one."""
+    rules = Rules(hand_size=3)
+    match, _ = deal_cards(new_match([seat.name for seat in FOUR], rules), random.Random(7))
+    rng = random.Random(8)
+    for version in itertools.count(1):
+        yield Table(code="ROOM4", version=version, rules=rules, seats=FOUR, host="a" * 64, match=match,
+                    match_id="m4", last_summary=None, connected=frozenset(range(4)), away=frozenset(),
+                    spectators=1, turn_seconds=None, turn_remaining=None)
+        if match.turn is None:
+            return
+        match, _ = play(match, rng.choice(match.legal_cards(match.turn)), match.turn)
+
+
+def test_a_play_at_a_table_of_four_renders_only_the_seats_it_changed_once_for_their_player_once_for_the_rest(
+        monkeypatch):
+    """Each play of a deal at four, with each player's page and a spectator's open: a seat the play did not
+    change is not rendered again, nor is the seats' container, and a seat it changed is rendered twice (as
+    its own player sees it, and as everyone else does). A card played mid-trick changes two seats: the one
+    who played it, and the one to play next. Each page is sent those seats alone."""
+    renderers = {viewer: PageRenderer(CONTEXT, link_url=str) for viewer in FOUR_VIEWERS}
+    calls = counted_renders(monkeypatch)
+    previous, plays_mid_trick = None, 0
+    for table in deal_at_four():
+        renderings = Renderings(table, previous)
+        calls.clear()
+        frames = [renderer.frame(renderer.render(renderings.viewer(*viewer), renderings.shared))
+                  for viewer, renderer in renderers.items()]
+        if previous is None:
+            assert all('id="seats"' in sent for sent in frames)  # the first time: all of it
+        else:
+            was, now = previous.table.match, table.match
+            changed = {seat.seat for seat, before in zip(renderings.public().seats, previous.public().seats,
+                                                         strict=True) if seat != before}
+            assert "seats" not in calls
+            assert sorted(name for name in calls if name.startswith("seat-")) == sorted(
+                SEAT_IDS[seat] for seat in changed for _ in range(2))
+            for sent in frames:
+                assert 'id="seats"' not in sent
+                assert set(re.findall(r'<article id="(seat-\d)"', sent)) == {SEAT_IDS[seat] for seat in changed}
+            if 0 < len(view_for(was, None).trick) < len(view_for(now, None).trick) < len(FOUR):
+                assert changed == {was.turn, now.turn}
+                plays_mid_trick += 1
+        previous = renderings
+    assert plays_mid_trick >= 6
 
 
 @pytest.mark.parametrize("seed", [1, 2])
