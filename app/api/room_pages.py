@@ -14,7 +14,7 @@ from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 
-from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
+from app.api.deps import RegistryDep, SettingsDep, cookie_name, get_registry, get_settings, limited, public_base
 from app.api.language import visitor_language
 from app.api.room_api import set_player_cookie
 from app.api.sockets import accept_room_socket, heartbeat_seconds, link_url, player_token_hash, serve
@@ -386,10 +386,11 @@ def translate_page_message(message: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
-@router.websocket("/r/{code}/ws", name="room_socket")
-async def room_socket(websocket: WebSocket, code: str, registry: RegistryDep, settings: SettingsDep) -> None:
+@router.websocket_route("/r/{code}/ws", name="room_socket")  # a plain route, as app.api.sockets.protocol_socket
+async def room_socket(websocket: WebSocket) -> None:
     """The table page's live connection: HTML regions out, form messages in, in the visitor's language
     (:func:`~app.api.language.visitor_language`, read once, at the handshake)."""
+    code, registry, settings = websocket.path_params["code"], get_registry(websocket), get_settings(websocket)
     language = visitor_language(websocket)
     room = await accept_room_socket(websocket, code, registry, settings, language)
     if room is None:

@@ -20,12 +20,12 @@ from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from app.api.deps import (
-    RegistryDep,
-    SettingsDep,
     client_address,
     cookie_name,
     get_limiter,
     get_metrics,
+    get_registry,
+    get_settings,
     origin_allowed,
     public_base,
 )
@@ -129,12 +129,15 @@ async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegi
     return room
 
 
-@router.websocket("/api/rooms/{code}/ws")
-async def protocol_socket(websocket: WebSocket, code: str, registry: RegistryDep, settings: SettingsDep) -> None:
+# A plain Starlette route, not FastAPI's: FastAPI's holds exit stacks and its dependencies' results for as long as
+# the socket is open, about 5 KB a socket (an eighth of its memory) that a room's thousands of sockets do not need.
+@router.websocket_route("/api/rooms/{code}/ws")
+async def protocol_socket(websocket: WebSocket) -> None:
     """The JSON protocol (docs/protocol.md): ``hello`` first, then actions; ``state``/``error`` back.
 
     Texts for people are in the ``hello``'s ``lang`` (English without one, and before it).
     """
+    code, registry, settings = websocket.path_params["code"], get_registry(websocket), get_settings(websocket)
     room = await accept_room_socket(websocket, code, registry, settings)
     if room is None:
         return
