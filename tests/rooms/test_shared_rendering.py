@@ -17,6 +17,7 @@ from app.game.rules import Rules
 from app.game.score_sheet import score_sheet
 from app.game.views import view_for
 from app.rendering import render_blocks
+from app.rooms import protocol
 from app.rooms.fanout import Renderings
 from app.rooms.lobby import Seat
 from app.rooms.protocol import JsonRenderer, state_message
@@ -118,17 +119,47 @@ ROOM_VIEWERS = [(0, True), (1, False), (2, False), (None, False), (None, True), 
 def test_each_page_viewer_gets_what_rendering_for_them_alone_gives_in_every_version_of_a_room(seed):
     """Renderings kept from one version to the next, and shared between viewers, are what each viewer's
     view gives rendered afresh: in every language, for every kind of viewer, whatever changed."""
+    for renderings, seat, host in each_viewer(seed):
+        shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
+        assert_alone(shared, {**CONTEXT, "view": room_view(renderings.table, seat, host=host)})
+
+
+def each_viewer(seed):
+    """Each version of a room's life (:func:`room_life`), its renderings made from the version before's, and
+    in each of three languages (spoken while the caller renders) each viewer who may see it:
+    ``(renderings, seat, host)``."""
     previous = None
     for table in room_life(seed):
         renderings = previous = Renderings(table, previous)
         for code in ("en", "da", "sv"):
             with speaking(code):
                 for seat, host in ROOM_VIEWERS:
-                    if seat is not None and seat >= len(table.seats):
-                        continue
-                    shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host),
-                                                                        renderings.shared)
-                    assert_alone(shared, {**CONTEXT, "view": room_view(table, seat, host=host)})
+                    if seat is None or seat < len(table.seats):
+                        yield renderings, seat, host
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_json_viewer_gets_what_rendering_for_them_alone_gives_in_every_version_of_a_room(seed):
+    """What the JSON renderer keeps from one version to the next (the score sheet's JSON) and shares between
+    viewers gives each viewer, in every version and language, the frame their view gives rendered afresh."""
+    renderer, sheets = JsonRenderer(link_url=str), set()
+    for renderings, seat, host in each_viewer(seed):
+        shared = renderer.frame(renderer.render(renderings.viewer(seat, host), renderings.shared))
+        assert shared == state_message(room_view(renderings.table, seat, host=host))
+        sheets.add(len(json.loads(shared)["state"]["score_sheet"]))
+    assert len(sheets) > 3  # the sheet grew, and a new match emptied it
+
+
+def test_a_kept_score_sheet_is_found_again_only_for_the_very_sheet_it_was_made_from():
+    match = next(table.match for table in room_life(1) if table.match is not None and len(table.match.history) > 1)
+    sheet = score_sheet(match)
+    kept = {}
+    made = protocol._sheet_json(kept, sheet)
+    assert made == protocol.score_sheet_json(sheet) and protocol._sheet_json(kept, sheet) is made
+    shorter = sheet[:-1]
+    assert protocol._sheet_json(kept, shorter) == protocol.score_sheet_json(shorter)
+    equal = tuple(replace(line) for line in sheet)  # the same deals, another tuple: worked out again
+    assert protocol._sheet_json(kept, equal) is not made
 
 
 def held_cards(html):
