@@ -477,13 +477,21 @@ def you_json(view: RoomView) -> dict[str, Any] | None:
 def _you(seat: int | None, host: bool, player: str | None, hand: tuple[HandCard, ...]) -> dict[str, Any] | None:
     if seat is None and not host:
         return None
+    codes = [held.card.code for held in hand]
+    reasons = {}
+    said, words = None, ""
+    for code, held in zip(codes, hand, strict=True):
+        if held.reason is not None:
+            if held.reason is not said:  # a hand waiting for its turn gives every card one refusal: said once
+                said, words = held.reason, unplayable(held.reason)
+            reasons[code] = words
     return {
         "seat": seat,
         "player": player,
         "host": host,
-        "hand": [held.card.code for held in hand],
-        "legal": [held.card.code for held in hand if held.legal],
-        "reasons": {held.card.code: unplayable(held.reason) for held in hand if held.reason is not None},
+        "hand": codes,
+        "legal": [code for code, held in zip(codes, hand, strict=True) if held.legal],
+        "reasons": reasons,
     }
 
 
