@@ -32,6 +32,7 @@ from app.rooms.views import RoomView, SeatInfo, Viewer
 from app.rules_form import rules_from_form
 from app.settings import Settings
 from app.wording.language import language
+from app.wording.refusals import unplayable_said
 
 router = APIRouter()
 
@@ -87,9 +88,12 @@ def _trick(view: RoomView) -> Hashable:
 def _hand(view: RoomView) -> Hashable:
     if not view.hand or view.match is None:
         return ()
-    # A playable card's button names the deal and the cards played (a play aimed at an older state is refused).
-    playable = (view.match_id, view.match.deal_number, view.cards_played) if view.your_turn else None
-    return view.hand, view.your_turn, playable
+    if view.your_turn:
+        # A playable card's button names the deal and the cards played (a play aimed at an older state is refused).
+        return view.hand, view.match_id, view.match.deal_number, view.cards_played
+    # Waiting: a refused card's words name nobody (app.wording.refusals.WAITING), so a hand the play of another
+    # did not change is not rendered again, nor sent.
+    return tuple((held.card, held.legal, held.reason and unplayable_said(held.reason)) for held in view.hand)
 
 
 def _summary(view: RoomView) -> Hashable:

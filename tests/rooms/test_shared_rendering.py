@@ -238,36 +238,70 @@ def deal_at_four():
         match, _ = play(match, rng.choice(match.legal_cards(match.turn)), match.turn)
 
 
+def plays_at_four(monkeypatch):
+    """Each version of :func:`deal_at_four` sent to each player's page and a spectator's: yields the renderings
+    of the version before (``None`` the first time) and of this one, the blocks rendered for it
+    (:func:`counted_renders`) and the frame each page was sent, by viewer (``""``: none)."""
+    renderers = {viewer: PageRenderer(CONTEXT, link_url=str) for viewer in FOUR_VIEWERS}
+    calls = counted_renders(monkeypatch)
+    previous = None
+    for table in deal_at_four():
+        renderings = Renderings(table, previous)
+        calls.clear()
+        frames = {viewer: renderer.frame(renderer.render(renderings.viewer(*viewer), renderings.shared)) or ""
+                  for viewer, renderer in renderers.items()}
+        yield previous, renderings, calls, frames
+        previous = renderings
+
+
+def is_mid_trick(was, now):
+    """Whether the play from match ``was`` to ``now`` was a card played into a trick that is not yet full."""
+    return 0 < len(view_for(was, None).trick) < len(view_for(now, None).trick) < len(FOUR)
+
+
 def test_a_play_at_a_table_of_four_renders_only_the_seats_it_changed_once_for_their_player_once_for_the_rest(
         monkeypatch):
     """Each play of a deal at four, with each player's page and a spectator's open: a seat the play did not
     change is not rendered again, nor is the seats' container, and a seat it changed is rendered twice (as
     its own player sees it, and as everyone else does). A card played mid-trick changes two seats: the one
     who played it, and the one to play next. Each page is sent those seats alone."""
-    renderers = {viewer: PageRenderer(CONTEXT, link_url=str) for viewer in FOUR_VIEWERS}
-    calls = counted_renders(monkeypatch)
-    previous, plays_mid_trick = None, 0
-    for table in deal_at_four():
-        renderings = Renderings(table, previous)
-        calls.clear()
-        frames = [renderer.frame(renderer.render(renderings.viewer(*viewer), renderings.shared))
-                  for viewer, renderer in renderers.items()]
+    plays_mid_trick = 0
+    for previous, renderings, calls, frames in plays_at_four(monkeypatch):
         if previous is None:
-            assert all('id="seats"' in sent for sent in frames)  # the first time: all of it
-        else:
-            was, now = previous.table.match, table.match
-            changed = {seat.seat for seat, before in zip(renderings.public().seats, previous.public().seats,
-                                                         strict=True) if seat != before}
-            assert "seats" not in calls
-            assert sorted(name for name in calls if name.startswith("seat-")) == sorted(
-                SEAT_IDS[seat] for seat in changed for _ in range(2))
-            for sent in frames:
-                assert 'id="seats"' not in sent
-                assert set(re.findall(r'<article id="(seat-\d)"', sent)) == {SEAT_IDS[seat] for seat in changed}
-            if 0 < len(view_for(was, None).trick) < len(view_for(now, None).trick) < len(FOUR):
-                assert changed == {was.turn, now.turn}
-                plays_mid_trick += 1
-        previous = renderings
+            assert all('id="seats"' in sent for sent in frames.values())  # the first time: all of it
+            continue
+        was, now = previous.table.match, renderings.table.match
+        changed = {seat.seat for seat, before in zip(renderings.public().seats, previous.public().seats,
+                                                     strict=True) if seat != before}
+        assert "seats" not in calls
+        assert sorted(name for name in calls if name.startswith("seat-")) == sorted(
+            SEAT_IDS[seat] for seat in changed for _ in range(2))
+        for sent in frames.values():
+            assert 'id="seats"' not in sent
+            assert set(re.findall(r'<article id="(seat-\d)"', sent)) == {SEAT_IDS[seat] for seat in changed}
+        if is_mid_trick(was, now):
+            assert changed == {was.turn, now.turn}
+            plays_mid_trick += 1
+    assert plays_mid_trick >= 6
+
+
+def test_a_play_renders_again_and_sends_only_the_hands_it_changed(monkeypatch):
+    """Each play of a deal at four, with each player's page open: a card that cannot be played while waiting
+    names nobody, so a hand is rendered again, and sent, only when its cards changed or its turn came or
+    went; mid-trick, that is the hand of the player who played and the hand of the one to play next."""
+    plays_mid_trick = 0
+    for previous, renderings, calls, frames in plays_at_four(monkeypatch):
+        if previous is None:
+            continue
+        was, now = previous.table.match, renderings.table.match
+        changed = {seat for seat in range(len(FOUR))
+                   if (was.hand(seat), was.turn == seat) != (now.hand(seat), now.turn == seat)}
+        # A hand played empty is the empty region a spectator has (kept from the version before).
+        assert calls.count("hand") == len([seat for seat in changed if now.hand(seat)])
+        assert {seat for (seat, _), sent in frames.items() if 'id="hand"' in sent} == changed
+        if is_mid_trick(was, now):
+            assert changed == {was.turn, now.turn}
+            plays_mid_trick += 1
     assert plays_mid_trick >= 6
 
 
