@@ -305,6 +305,23 @@ def test_a_play_renders_again_and_sends_only_the_hands_it_changed(monkeypatch):
     assert plays_mid_trick >= 6
 
 
+def test_the_trick_is_rendered_once_a_play_for_every_viewer_and_names_each_viewers_own_card_you(monkeypatch):
+    """The trick says "You" under the viewer's own card and turn, and the player's name elsewhere: its
+    region is rendered once a version for every viewer, and each gets it with the names filled in."""
+    versions = 0
+    for _, renderings, calls, frames in plays_at_four(monkeypatch):
+        trick = view_for(renderings.table.match, None).trick
+        assert calls.count("trick") == 1
+        for (seat, _), sent in frames.items():
+            by = {number: name.strip() for number, name in
+                  re.findall(r'<li class="play[^"]*" data-seat="(\d)">.*?<span class="by">([^<]*)', sent)}
+            assert set(by) == {str(play.seat) for play in trick} | {str(renderings.table.match.turn)} - {"None"}
+            assert by == {number: "You" if number == str(seat) else FOUR[int(number)].name for number in by}
+            assert "<!--name-" not in sent
+        versions += 1
+    assert versions > 10
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_each_versions_score_sheet_is_the_matchs_own_though_it_is_worked_out_only_after_a_deal(seed, monkeypatch):
     """The score sheet is carried from one version to the next (even across versions nobody looked at)
