@@ -172,3 +172,19 @@ def test_a_text_without_variables_is_said_in_the_language_spoken_each_time_and_a
     assert said["en"] == "Players|100% sure"
     assert said["da"].split("|") == [translations("da").gettext("Players"), "100% sure"] and said["da"] != said["en"]
     assert said["sv"].split("|")[0] == translations("sv").gettext("Players") != "Players"
+
+
+def test_a_template_calls_plain_functions_at_once_and_hands_the_context_to_those_that_ask_for_it():
+    from jinja2 import pass_context, pass_environment
+
+    def ends():
+        raise StopIteration
+
+    template = templates.env.from_string(
+        "{% set kept = 3 %}{{ plain(2, by=kept) }} {{ context_asks() }} {{ environment_asks() }} [{{ ends() }}]"
+        "{% for _ in [1] %} {{ plain(1, by=loop.index) }}{% endfor %}")
+    html = template.render(plain=lambda value, by: value * by, ends=ends,
+                           context_asks=pass_context(lambda context: context["marker"]),
+                           environment_asks=pass_environment(lambda environment: environment is templates.env),
+                           marker="seen")
+    assert html == "6 seen True [] 1"
