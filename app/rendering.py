@@ -84,7 +84,10 @@ templates.env.policies["ext.i18n.trimmed"] = True
 def _gettext(message: str, /, **variables: Any) -> Markup:
     if not variables:
         return _said(language(), message)
-    return Markup(translations(language()).gettext(message)) % variables
+    try:
+        return _said_with(language(), message, tuple((name, type(value), value) for name, value in variables.items()))
+    except TypeError:  # a value that cannot be a key: said afresh
+        return Markup(translations(language()).gettext(message)) % variables
 
 
 @functools.lru_cache(maxsize=4096)
@@ -92,6 +95,15 @@ def _said(code: str, message: str) -> Markup:
     """``message`` translated into language ``code`` as markup, as ``_()`` without variables gives it (``%%``
     written ``%``): the same few hundred texts are asked for in every live region of every version."""
     return Markup(translations(code).gettext(message)) % {}
+
+
+@functools.lru_cache(maxsize=4096)
+def _said_with(code: str, message: str, variables: tuple[tuple[str, type, Any], ...]) -> Markup:
+    """``message`` translated into language ``code`` as markup, with ``variables`` (each a name, the type of
+    its value and the value: a text and the markup equal to it are escaped apart) escaped into it, as
+    ``_()`` with variables gives it: the live regions say the same sentences of the same names, numbers
+    and cards again and again."""
+    return Markup(translations(code).gettext(message)) % {name: value for name, _, value in variables}
 
 
 def _ngettext(singular: str, plural: str, count: int, /, **variables: Any) -> Markup:

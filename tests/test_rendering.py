@@ -174,6 +174,18 @@ def test_a_text_without_variables_is_said_in_the_language_spoken_each_time_and_a
     assert said["sv"].split("|")[0] == translations("sv").gettext("Players") != "Players"
 
 
+def test_a_text_with_variables_said_again_escapes_each_value_as_it_is_and_is_said_in_the_language_spoken():
+    from markupsafe import Markup
+
+    page = templates.env.from_string('{{ _("Remove %(name)s", name=name) }}')
+    for _ in range(2):  # the second time, as it was kept
+        assert page.render(name="<b>Cy</b>") == "Remove &lt;b&gt;Cy&lt;/b&gt;"
+        assert page.render(name=Markup("<b>Cy</b>")) == "Remove <b>Cy</b>"
+        assert page.render(name=["Cy"]) == "Remove [&#39;Cy&#39;]"  # a value that cannot be a key
+        with speaking("da"):
+            assert page.render(name="Cy") == translations("da").gettext("Remove %(name)s") % {"name": "Cy"}
+
+
 def test_a_template_calls_plain_functions_at_once_and_hands_the_context_to_those_that_ask_for_it():
     from jinja2 import pass_context, pass_environment
 
