@@ -17,6 +17,7 @@ import functools
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from types import FunctionType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -25,6 +26,7 @@ from babel import Locale
 from babel.dates import format_skeleton
 from fastapi.templating import Jinja2Templates
 from jinja2 import Template, pass_context
+from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
 from app.bots.strength import BotStrength
@@ -49,7 +51,30 @@ HTMX_WS_SRI = "sha384-1RwI/nvUSrMRuNj7hX1+27J8XDdCoSLf0EjEyF69nacuWyiJYoQ/j39RT1
 
 
 
+class _Context(Context):
+    """Jinja2's template context, calling a plain function at once when it is not marked to be given the
+    context, the environment or the evaluation context (``pass_context`` and the like).
+
+    Jinja2 looks every callee over for those marks twice on each call, and the
+    live regions of the table page make dozens of calls a version (words,
+    card faces, kept parts).
+    """
+
+    def call(self, callee: Any, /, *args: Any, **kwargs: Any) -> Any:
+        """As :meth:`jinja2.runtime.Context.call`."""
+        if type(callee) is not FunctionType or "jinja_pass_arg" in callee.__dict__:
+            return super().call(callee, *args, **kwargs)
+        kwargs.pop("_block_vars", None)
+        kwargs.pop("_loop_vars", None)
+        try:
+            return callee(*args, **kwargs)
+        except StopIteration:  # as Jinja2 does
+            return self.environment.undefined("value was undefined because a callable raised a StopIteration "
+                                              "exception")
+
+
 templates = Jinja2Templates(directory=TEMPLATES)
+templates.env.context_class = _Context
 templates.env.add_extension("jinja2.ext.i18n")
 templates.env.add_extension(PartExtension)
 # Whitespace inside {% trans %} is collapsed, in the catalogues as in the pages (babel.cfg says the same).
@@ -59,7 +84,10 @@ templates.env.policies["ext.i18n.trimmed"] = True
 def _gettext(message: str, /, **variables: Any) -> Markup:
     if not variables:
         return _said(language(), message)
-    return Markup(translations(language()).gettext(message)) % variables
+    try:
+        return _said_with(language(), message, tuple((name, type(value), value) for name, value in variables.items()))
+    except TypeError:  # a value that cannot be a key: said afresh
+        return Markup(translations(language()).gettext(message)) % variables
 
 
 @functools.lru_cache(maxsize=4096)
@@ -67,6 +95,15 @@ def _said(code: str, message: str) -> Markup:
     """``message`` translated into language ``code`` as markup, as ``_()`` without variables gives it (``%%``
     written ``%``): the same few hundred texts are asked for in every live region of every version."""
     return Markup(translations(code).gettext(message)) % {}
+
+
+@functools.lru_cache(maxsize=4096)
+def _said_with(code: str, message: str, variables: tuple[tuple[str, type, Any], ...]) -> Markup:
+    """``message`` translated into language ``code`` as markup, with ``variables`` (each a name, the type of
+    its value and the value: a text and the markup equal to it are escaped apart) escaped into it, as
+    ``_()`` with variables gives it: the live regions say the same sentences of the same names, numbers
+    and cards again and again."""
+    return Markup(translations(code).gettext(message)) % {name: value for name, _, value in variables}
 
 
 def _ngettext(singular: str, plural: str, count: int, /, **variables: Any) -> Markup:

@@ -7,7 +7,7 @@ extraction (babel.cfg) can read templates that use it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Any
 
 from jinja2 import Undefined, nodes
@@ -33,23 +33,44 @@ class PartExtension(Extension):
 
     tags = {"part"}  # noqa: RUF012 (how Jinja2 reads an extension's tags)
 
-    def parse(self, parser: Parser) -> nodes.Node:
-        """Read ``{% part key, … %}`` and its body up to ``{% endpart %}``."""
+    def parse(self, parser: Parser) -> list[nodes.Node]:
+        """Read ``{% part key, … %}`` and its body up to ``{% endpart %}``.
+
+        It becomes, inline (no macro made for each render, as a call block would):
+        ``{% set found = _found(parts, place, keys) %}{% if found is none %}{% set found %}body{% endset %}
+        {% do _keep(parts, place, keys, found) %}{% endif %}{{ found }}``, the keys worked out once.
+        """
         lineno = next(parser.stream).lineno
         keys = [parser.parse_expression()]
         while parser.stream.skip_if("comma"):
             keys.append(parser.parse_expression())
         body = parser.parse_statements(("name:endpart",), drop_needle=True)
         place = nodes.Const(f"{parser.name}:{lineno}")
-        call = self.call_method("_part", [nodes.Name("parts", "load"), place, nodes.Tuple(keys, "load")])
-        return nodes.CallBlock(call, [], [], body).set_lineno(lineno)
+        keys_name, found_name = f"_part_keys_{lineno}", f"_part_{lineno}"
+        store = nodes.Name("parts", "load")
+        return [
+            nodes.Assign(nodes.Name(keys_name, "store"), nodes.Tuple(keys, "load")),
+            nodes.Assign(nodes.Name(found_name, "store"),
+                         self.call_method("_found", [store, place, nodes.Name(keys_name, "load")])),
+            nodes.If(nodes.Test(nodes.Name(found_name, "load"), "none", [], [], None, None), [
+                nodes.AssignBlock(nodes.Name(found_name, "store"), None, body),
+                nodes.ExprStmt(self.call_method("_keep", [store, place, nodes.Name(keys_name, "load"),
+                                                          nodes.Name(found_name, "load")])),
+            ], [], []),
+            nodes.Output([nodes.Name(found_name, "load")]),
+        ]
 
     @staticmethod
-    def _part(store: Any, place: str, keys: tuple[Hashable, ...], caller: Callable[[], str]) -> str:
+    def _found(store: Any, place: str, keys: tuple[Hashable, ...]) -> str | None:
+        """The piece at ``place`` kept in ``store`` for ``keys`` in the language being spoken (``None``: not
+        kept, or no store)."""
         if store is None or isinstance(store, Undefined):  # a render without a store
-            return caller()
-        key = ("part", place, language(), keys)
-        html: str | None = store.get(key)
-        if html is None:
-            html = store[key] = caller()
-        return html
+            return None
+        found: str | None = store.get(("part", place, language(), keys))
+        return found
+
+    @staticmethod
+    def _keep(store: Any, place: str, keys: tuple[Hashable, ...], html: str) -> None:
+        """Keep the piece ``html`` rendered at ``place`` for ``keys`` in ``store`` (when there is one)."""
+        if store is not None and not isinstance(store, Undefined):
+            store["part", place, language(), keys] = html

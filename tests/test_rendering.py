@@ -172,3 +172,31 @@ def test_a_text_without_variables_is_said_in_the_language_spoken_each_time_and_a
     assert said["en"] == "Players|100% sure"
     assert said["da"].split("|") == [translations("da").gettext("Players"), "100% sure"] and said["da"] != said["en"]
     assert said["sv"].split("|")[0] == translations("sv").gettext("Players") != "Players"
+
+
+def test_a_text_with_variables_said_again_escapes_each_value_as_it_is_and_is_said_in_the_language_spoken():
+    from markupsafe import Markup
+
+    page = templates.env.from_string('{{ _("Remove %(name)s", name=name) }}')
+    for _ in range(2):  # the second time, as it was kept
+        assert page.render(name="<b>Cy</b>") == "Remove &lt;b&gt;Cy&lt;/b&gt;"
+        assert page.render(name=Markup("<b>Cy</b>")) == "Remove <b>Cy</b>"
+        assert page.render(name=["Cy"]) == "Remove [&#39;Cy&#39;]"  # a value that cannot be a key
+        with speaking("da"):
+            assert page.render(name="Cy") == translations("da").gettext("Remove %(name)s") % {"name": "Cy"}
+
+
+def test_a_template_calls_plain_functions_at_once_and_hands_the_context_to_those_that_ask_for_it():
+    from jinja2 import pass_context, pass_environment
+
+    def ends():
+        raise StopIteration
+
+    template = templates.env.from_string(
+        "{% set kept = 3 %}{{ plain(2, by=kept) }} {{ context_asks() }} {{ environment_asks() }} [{{ ends() }}]"
+        "{% for _ in [1] %} {{ plain(1, by=loop.index) }}{% endfor %}")
+    html = template.render(plain=lambda value, by: value * by, ends=ends,
+                           context_asks=pass_context(lambda context: context["marker"]),
+                           environment_asks=pass_environment(lambda environment: environment is templates.env),
+                           marker="seen")
+    assert html == "6 seen True [] 1"

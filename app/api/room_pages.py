@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, get_registry, get_settings, limited, public_base
 from app.api.language import visitor_language
@@ -31,7 +31,9 @@ from app.rooms.seat_links import Link
 from app.rooms.views import RoomView, SeatInfo, Viewer
 from app.rules_form import rules_from_form
 from app.settings import Settings
-from app.wording.language import language
+from app.wording.language import language, say
+from app.wording.players import player_name
+from app.wording.refusals import unplayable_said
 
 router = APIRouter()
 
@@ -48,9 +50,15 @@ class Region:
     ``you_are_host`` where the host's controls are): left out, a change would
     not be shown, or one viewer's rendering would reach another. The page's
     constants (links, the deal pause) are the same for every connection.
+
+    A region that ``names`` seats writes, rendered alone, a seat's slot of
+    ``name_slots`` (:data:`NAME_SLOTS`) where it names one; the renderer
+    fills them for each viewer, "You" in their own (:func:`with_names`). One
+    rendering then serves every viewer, and ``shows`` leaves the viewer out.
     """
 
     shows: Callable[[RoomView], Hashable]
+    names: bool = False
 
 
 def _status(view: RoomView) -> Hashable:
@@ -77,19 +85,21 @@ def _trick(view: RoomView) -> Hashable:
     match = view.match
     if match is None:
         return None
-    # "You" is written for the viewer's own card and turn: other viewers see the same as a spectator.
-    mine = view.your_turn or any(play.seat == view.you_seat for play in match.trick)
+    # The names of the trick's seats are filled in for each viewer ("You" for their own): not here.
     return (view.phase, match.phase, match.trick, match.previous_trick, match.deal_number, match.trick_number,
             match.tricks_per_deal, view.summary.trick_winner if view.summary is not None else None, view.turn,
-            view.seat_names, view.you_seat if mine else None)
+            view.seat_names)
 
 
 def _hand(view: RoomView) -> Hashable:
     if not view.hand or view.match is None:
         return ()
-    # A playable card's button names the deal and the cards played (a play aimed at an older state is refused).
-    playable = (view.match_id, view.match.deal_number, view.cards_played) if view.your_turn else None
-    return view.hand, view.your_turn, playable
+    if view.your_turn:
+        # A playable card's button names the deal and the cards played (a play aimed at an older state is refused).
+        return view.hand, view.match_id, view.match.deal_number, view.cards_played
+    # Waiting: a refused card's words name nobody (app.wording.refusals.WAITING), so a hand the play of another
+    # did not change is not rendered again, nor sent.
+    return tuple((held.card, held.legal, held.reason and unplayable_said(held.reason)) for held in view.hand)
 
 
 def _summary(view: RoomView) -> Hashable:
@@ -104,7 +114,7 @@ def _summary(view: RoomView) -> Hashable:
 LIVE_REGIONS: dict[str, Region] = {
     "status": Region(_status),
     "seats": Region(_seats),
-    "trick": Region(_trick),
+    "trick": Region(_trick, names=True),
     "hand": Region(_hand),
     "scoresheet": Region(lambda view: (view.score_sheet, view.seat_names) if view.score_sheet else ()),
     "summary": Region(_summary),
@@ -122,11 +132,41 @@ set of seats. The seats go inside their container where it has
 :data:`SEAT_SLOT`, when it is sent (it changed, or the whole page is sent);
 otherwise each seat is sent alone, when it changed."""
 
+NAMED_REGIONS = tuple(name for name, region in LIVE_REGIONS.items() if region.names)
+"""The live regions that name seats as the viewer sees them (:class:`Region`)."""
+
 SEAT_IDS = tuple(f"seat-{seat}" for seat in range(MAX_PLAYERS))
 """The seats' element ids, by seat."""
 
 SEAT_SLOT = Markup("<!--seats-->")
 """Where the seats go in their container's region as the renderer keeps it."""
+
+NAME_SLOTS = tuple(Markup(f"<!--name-{seat}-->") for seat in range(MAX_PLAYERS))
+"""Where a seat's name goes, by seat, in a region that ``names`` seats (:class:`Region`) as the renderer keeps
+it."""
+
+
+def with_names(kept: Any, html: str, view: RoomView) -> str:
+    """``html``, a region rendered with :data:`NAME_SLOTS` in the language being spoken, as ``view``'s viewer
+    sees it: each slot filled with its seat's name, and with "You" where it is the viewer's own seat.
+
+    Kept in ``kept`` (anything with ``get(key)`` and ``[key] = html``) by
+    ``html`` itself (a string hashes once) and the viewer's seat where their
+    own slot is in it, so it is filled once for all the viewers it does not
+    name, and once for each viewer it does.
+    """
+    you = view.you_seat
+    own = you if you is not None and NAME_SLOTS[you] in html else None
+    filled_key = ("names", language(), html, own)
+    filled: str | None = kept.get(filled_key)
+    if filled is None:
+        filled = html
+        for seat in view.seats:
+            slot = NAME_SLOTS[seat.seat]
+            if slot in filled:
+                filled = filled.replace(slot, escape(say("You") if seat.seat == own else player_name(seat.name)))
+        kept[filled_key] = filled
+    return filled
 
 _SEAT_ID_SET = frozenset(SEAT_IDS)
 
@@ -312,9 +352,12 @@ class PageRenderer:
                     regions[seat_id] = found or ""
         if missing:
             rendered = render_each("room.html", [block for block, _ in missing.values()],
-                                   {**self.context, "view": view, "parts": kept, "seat_slot": SEAT_SLOT})
+                                   {**self.context, "view": view, "parts": kept, "seat_slot": SEAT_SLOT,
+                                    "name_slots": NAME_SLOTS})
             for (name, (_, wanted)), html in zip(missing.items(), rendered, strict=True):
                 regions[name] = kept[wanted] = html
+        for name in NAMED_REGIONS:
+            regions[name] = with_names(kept, regions[name], view)
         if self.room_chat is not None:
             status = self.room_chat.status(view.match_id)
             chat_key = (self.kind, "chat-status", spoken, view.you_are_host, status)

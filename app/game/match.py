@@ -197,11 +197,7 @@ class Match(NamedTuple):
         §2.10, §3): its code and facts, such as the card to reach and the
         player's lowest cards. Raises :class:`InvalidCard` for a bad code.
         """
-        try:
-            _check_play(self, seat, Card.parse(card))
-        except IllegalMove as error:
-            return error.refusal
-        return None
+        return _refusal(self, seat, Card.parse(card))
 
     def next_dealer(self) -> int | None:
         """The dealer of the next deal (docs/rules.md §2.9), or ``None`` before the lot is drawn."""
@@ -383,23 +379,39 @@ def _check_deal_due(match: Match) -> None:
         raise DealInProgress()
 
 
-def _check_play(match: Match, seat: int | None, card: Card) -> None:
-    """Raise the error that explains why ``seat`` may not play ``card`` now."""
+def _refusal(match: Match, seat: int | None, card: Card) -> Refusal | None:
+    """Why ``seat`` may not play ``card`` now (``None``: it may), without raising: a hand's view asks this
+    of most of its cards for every state shown (docs/rules.md §2.3–2.4, §2.10, §3)."""
     deal = match.deal
     if match.finished:
-        raise MatchOver()
+        return _MATCH_OVER
     if deal is None or deal.turn is None:
-        raise DealNotStarted()
+        return _DEAL_NOT_STARTED
     if seat is not None and seat != deal.turn:
-        raise NotYourTurn(Refusal("not_your_turn", seat=deal.turn, player=match.players[deal.turn]))
+        return Refusal("not_your_turn", seat=deal.turn, player=match.players[deal.turn])
     hand = deal.hands[deal.turn]
     if not hand >> card & 1:
-        raise CardNotInHand(Refusal("card_not_in_hand", card=card))
+        return Refusal("card_not_in_hand", card=card)
     if not legal_mask(match.rules, deal) >> card & 1:
         # The follow rule that forbids it (§2.4, §3 follow and ace_lead), and what it allows.
         code = "lowest_after_ace" if deal.forced else match.rules.follow
         lowest = cards_of(hand & RANK_BITS[lowest_rank_of(hand)])
-        raise IllegalPlay(Refusal(code, card=card, highest=deal.winning, lowest=lowest))
+        return Refusal(code, card=card, highest=deal.winning, lowest=lowest)
+    return None
+
+
+_MATCH_OVER = Refusal(MatchOver.code)
+_DEAL_NOT_STARTED = Refusal(DealNotStarted.code)
+_ERRORS: dict[str, type[IllegalMove]] = {error.code: error for error in (MatchOver, DealNotStarted, NotYourTurn,
+                                                                        CardNotInHand)}
+"""The error raised for each refusal code; any other code is a follow rule's (:class:`IllegalPlay`)."""
+
+
+def _check_play(match: Match, seat: int | None, card: Card) -> None:
+    """Raise the error that explains why ``seat`` may not play ``card`` now."""
+    refusal = _refusal(match, seat, card)
+    if refusal is not None:
+        raise _ERRORS.get(refusal.code, IllegalPlay)(refusal)
 
 
 def _refuse_play(match: Match, seat: int | None, card: Card) -> NoReturn:

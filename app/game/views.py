@@ -8,6 +8,7 @@ part only). Every page, fragment and message is built from these views.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.game.cards import Card
 from app.game.match import Match
@@ -15,9 +16,11 @@ from app.game.refusals import Refusal
 from app.game.rules import Rules
 
 
-@dataclass(frozen=True, slots=True)
-class TrickCard:
-    """One card of a trick and the seat that played it."""
+class TrickCard(NamedTuple):
+    """One card of a trick and the seat that played it.
+
+    A named tuple, as :class:`HandCard`: every state shown builds one for each card of two tricks.
+    """
 
     seat: int
     card: Card
@@ -42,13 +45,14 @@ class SeatView:
     played: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class HandCard:
+class HandCard(NamedTuple):
     """A card of the viewer's own hand: whether it may be played now, and if not, why.
 
     ``reason`` is ``None`` for a legal card, otherwise the :class:`Refusal`
     playing it would meet (not this seat's turn, no deal, or the follow
-    rules, with the facts that explain it).
+    rules, with the facts that explain it). A named tuple (immutable, like
+    the engine's states): every state shown builds one for each card of
+    each hand, several times faster than a frozen dataclass.
     """
 
     card: Card

@@ -15,10 +15,10 @@ import logging
 from collections.abc import Hashable, Iterable
 from typing import Any
 
-from app.rooms.connection import Connection
-from app.rooms.lobby import seat_of
+from app.rooms.connection import Connection, Renderer
+from app.rooms.lobby import seat_index
 from app.rooms.views import KnownSheet, RoomView, Table, Viewer, known_sheet, public_view
-from app.wording.language import speaking
+from app.wording.language import language, speaking
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,7 @@ class Renderings:
         self._viewers: dict[tuple[int | None, bool], Viewer] = {}
         # The score sheet of the version before: worked out again only once a deal has been completed.
         self._known_sheet = previous.known_sheet() if previous is not None else None
+        self._seat_of: dict[str, int] | None = None  # each person's seat, by token hash, once asked
 
     def public(self) -> RoomView:
         """What everyone sees of this version (:func:`~app.rooms.views.public_view`), built once."""
@@ -136,8 +137,11 @@ class Renderings:
         """How ``conn``'s viewer sees the table: their seat, whether they host, their kind of client and
         their language."""
         token = conn.token_hash
-        return (seat_of(self.table.seats, token), token is not None and token == self.table.host, conn.kind,
-                conn.language)
+        if token is None:
+            return None, False, conn.kind, conn.language
+        if self._seat_of is None:
+            self._seat_of = seat_index(self.table.seats)
+        return self._seat_of.get(token), token == self.table.host, conn.kind, conn.language
 
 
 def send_state(renderings: Renderings, connections: Iterable[Connection], *, whole: bool = False) -> None:
@@ -156,9 +160,7 @@ def send_state(renderings: Renderings, connections: Iterable[Connection], *, who
         key = renderings.key(conn)
         try:
             if key not in renderings.payloads:
-                seat, host, _, language = key
-                with speaking(language):
-                    renderings.payloads[key] = conn.renderer.render(renderings.viewer(seat, host), renderings.shared)
+                renderings.payloads[key] = _render(conn.renderer, renderings, key)
             conn.deliver(renderings.payloads[key], whole=whole)
         except Exception:
             log.exception("room %s: could not render the state for a %s connection", renderings.table.code,
@@ -166,3 +168,12 @@ def send_state(renderings: Renderings, connections: Iterable[Connection], *, who
             conn.abort()
     renderings.let_go()
     renderings.shared.kept.settle()
+
+
+def _render(renderer: Renderer, renderings: Renderings, key: ViewerKey) -> Any:
+    """What ``renderer`` makes of ``renderings`` for the viewer ``key``, in the viewer's language."""
+    seat, host, _, code = key
+    if code == language():  # most often so: the language is chosen only where it is another
+        return renderer.render(renderings.viewer(seat, host), renderings.shared)
+    with speaking(code):
+        return renderer.render(renderings.viewer(seat, host), renderings.shared)

@@ -66,6 +66,16 @@ def seat_of(seats: Sequence[Seat], token_hash: str | None) -> int | None:
     return next((index for index, seat in enumerate(seats) if seat.token_hash == token_hash), None)
 
 
+def seat_index(seats: Sequence[Seat]) -> dict[str, int]:
+    """Each seated person's seat, by token hash: ``seat_index(seats).get(token_hash)`` is
+    ``seat_of(seats, token_hash)`` for a token hash (bots have none)."""
+    index: dict[str, int] = {}
+    for number, seat in enumerate(seats):
+        if seat.token_hash is not None:
+            index.setdefault(seat.token_hash, number)
+    return index
+
+
 @dataclass(frozen=True, slots=True)
 class Lobby:
     """Seats, host (a token hash; the host need not be seated), rules and turn clock (seconds or ``None``)."""

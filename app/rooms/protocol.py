@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, cast, get_args
 
 import orjson
 from pydantic import (
@@ -396,8 +396,11 @@ def state_json(view: RoomView) -> dict[str, Any]:
     return {**public_state_json(view), "you": you_json(view)}
 
 
-def public_state_json(view: RoomView) -> dict[str, Any]:
-    """The ``state`` object without ``you``: the same for every viewer of one version."""
+def public_state_json(view: RoomView, *, score_sheet: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The ``state`` object without ``you``: the same for every viewer of one version.
+
+    ``score_sheet`` is :func:`score_sheet_json` of the view's score sheet where the caller has it already.
+    """
     match = view.match
     summary = view.summary
     return {
@@ -441,7 +444,7 @@ def public_state_json(view: RoomView) -> dict[str, Any]:
         "match_id": view.match_id,
         "standings": [{"place": line.place, "seat": line.seat, "name": line.name, "score": line.score}
                       for line in view.standings],
-        "score_sheet": score_sheet_json(view.score_sheet),
+        "score_sheet": score_sheet_json(view.score_sheet) if score_sheet is None else score_sheet,
     }
 
 
@@ -474,13 +477,21 @@ def you_json(view: RoomView) -> dict[str, Any] | None:
 def _you(seat: int | None, host: bool, player: str | None, hand: tuple[HandCard, ...]) -> dict[str, Any] | None:
     if seat is None and not host:
         return None
+    codes = [held.card.code for held in hand]
+    reasons = {}
+    said, words = None, ""
+    for code, held in zip(codes, hand, strict=True):
+        if held.reason is not None:
+            if held.reason is not said:  # a hand waiting for its turn gives every card one refusal: said once
+                said, words = held.reason, unplayable(held.reason)
+            reasons[code] = words
     return {
         "seat": seat,
         "player": player,
         "host": host,
-        "hand": [held.card.code for held in hand],
-        "legal": [held.card.code for held in hand if held.legal],
-        "reasons": {held.card.code: unplayable(held.reason) for held in hand if held.reason is not None},
+        "hand": codes,
+        "legal": [code for code, held in zip(codes, hand, strict=True) if held.legal],
+        "reasons": reasons,
     }
 
 
@@ -528,6 +539,24 @@ def link_message(link: Link, url: str) -> str:
                      "url": url, "secret": link.secret, "expires_in": link.lifetime})
 
 
+def _sheet_json(kept: Any, sheet: tuple[DealScore, ...]) -> list[dict[str, Any]]:
+    """:func:`score_sheet_json` of ``sheet``, kept in ``kept`` (a :class:`~app.rooms.fanout.Kept` or a dict)
+    from one version to the next: a room's sheet changes once a deal, and its JSON grows with every deal.
+
+    It is found again only for the very sheet it was made from (the entry holds that tuple, whose deals
+    never change, so no other sheet can take its place); a new sheet replaces it.
+    """
+    found = kept.get(_SHEET_KEY)
+    if found is not None and found[0] is sheet:
+        return cast(list[dict[str, Any]], found[1])
+    made = score_sheet_json(sheet)
+    kept[_SHEET_KEY] = (sheet, made)
+    return made
+
+
+_SHEET_KEY = ("json", "score_sheet")
+
+
 class JsonRenderer:
     """How a JSON-protocol client sees the room: a whole ``state`` frame per version.
 
@@ -554,8 +583,9 @@ class JsonRenderer:
         head = shared.get(key)
         if head is None:
             public = viewer.public
+            sheet = _sheet_json(getattr(shared, "kept", shared), public.score_sheet)
             whole = _compact({"type": "state", "version": public.version,
-                              "state": {**public_state_json(public), "you": None}})
+                              "state": {**public_state_json(public, score_sheet=sheet), "you": None}})
             head = shared[key] = whole[:-len(',"you":null}}')]
         return head, _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand))
 

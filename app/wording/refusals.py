@@ -7,6 +7,7 @@ docs/rules.md §2.3–2.4, §2.10, §3); the sentences are here.
 from __future__ import annotations
 
 import functools
+from collections.abc import Hashable
 
 from app.game.errors import GameError
 from app.game.refusals import IllegalMove, Refusal
@@ -28,10 +29,14 @@ REFUSALS = {
 """The answer to a refused move, by :attr:`Refusal.code`."""
 
 WAITING = {
-    "not_your_turn": noted("wait for your turn: it is {player}'s turn"),
+    "not_your_turn": noted("wait for your turn"),
     "deal_not_started": noted("wait for the next deal"),
 }
-"""Why a card in the hand cannot be played yet, where it differs from :data:`REFUSALS`."""
+"""Why a card in the hand cannot be played yet, where it differs from :data:`REFUSALS`.
+
+These name nobody: whose turn it is, the table says once (the page's status,
+the state's ``turn``), and a hand whose cards did not change then says the
+same from one play to the next."""
 
 
 def refusal(reason: Refusal) -> str:
@@ -46,10 +51,16 @@ def refusal(reason: Refusal) -> str:
 def unplayable(reason: Refusal) -> str:
     """Why a card of one's own hand cannot be played now, as its button explains it.
 
-    As :func:`refusal`, except while waiting: ``"wait for your turn: it is
-    Ana's turn"`` and ``"wait for the next deal"``.
+    As :func:`refusal`, except while waiting: ``"wait for your turn"`` and
+    ``"wait for the next deal"``.
     """
     return _unplayable(reason, language())
+
+
+def unplayable_said(reason: Refusal) -> Hashable:
+    """What :func:`unplayable` says of ``reason`` depends on, in a language: its code alone while waiting
+    (:data:`WAITING`), else the whole reason. Two reasons with equal values are said alike."""
+    return reason.code if reason.code in WAITING else reason
 
 
 @functools.lru_cache(maxsize=4096)

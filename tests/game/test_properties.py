@@ -15,7 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.game import Card, Rules, deal_cards, new_match, play, play_out_deal, replay, to_record, view_for
+from app.game.cards import DECK
 from app.game.events import PlayerEliminated, PlayerReinstated
+from app.game.refusals import IllegalMove, Refusal
 from app.game.rules import ACE_LEAD, FOLLOW, LAST_TRICK_TIE, PENALTY_TO
 
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -301,3 +303,45 @@ def test_play_out_deal_is_the_same_as_playing_card_by_card(rules, players, seed,
         events += [event for event in new if type(event).__name__ != "CardPlayed"]
     assert fast == slow
     assert fast_events == events
+
+
+
+def expected_refusal(match, seat: int, card: Card) -> Refusal | None:
+    """Why the reference model refuses ``seat`` playing ``card`` (docs/rules.md §2.3–2.4, §2.10, §3)."""
+    deal = match.deal
+    if match.finished:
+        return Refusal("match_over")
+    if deal is None or deal.turn is None:
+        return Refusal("deal_not_started")
+    if seat != deal.turn:
+        return Refusal("not_your_turn", seat=deal.turn, player=match.players[deal.turn])
+    hand = match.hand(seat)
+    if card not in hand:
+        return Refusal("card_not_in_hand", card=card)
+    trick = list(deal.current_trick())
+    if card in expected_legal(match.rules, hand, trick, deal.trick_number):
+        return None
+    forced = is_forced(match.rules, trick[0][1], deal.trick_number)
+    highest = trick[0][1] if forced else dict(trick)[expected_winner(match.rules, trick, deal.trick_number)]
+    low = min(held.rank for held in hand)
+    return Refusal("lowest_after_ace" if forced else match.rules.follow, card=card, highest=highest,
+                   lowest=tuple(held for held in hand if held.rank == low))
+
+
+@settings(PROPERTY, max_examples=40)
+@given(rules=RULES, players=PLAYERS, seed=SEEDS, policy=POLICIES)
+def test_a_refusal_is_the_reference_models_and_the_one_a_refused_play_raises_with(rules, players, seed, policy):
+    """``Match.refusal`` works a refusal out without raising: it is the reference model's, and exactly the
+    one ``play`` raises with (``None`` exactly where the play goes through), for every seat and card."""
+    rng = random.Random(seed ^ 0xCAFE)
+    for _, match, _ in walk(rules, players, seed, policy):
+        if rng.random() > 0.2:
+            continue
+        for seat in range(players):
+            for card in rng.sample(DECK, 8) + list(match.hand(seat)):
+                try:
+                    play(match, card, seat)
+                    raised = None
+                except IllegalMove as error:
+                    raised = error.refusal
+                assert match.refusal(seat, card) == raised == expected_refusal(match, seat, card)

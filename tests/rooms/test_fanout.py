@@ -16,7 +16,7 @@ from app.rooms.lobby import Seat
 from app.rooms.presence import Presence
 from app.rooms.views import Table
 from app.wording.errors import problem
-from app.wording.language import language
+from app.wording.language import language, speaking
 
 pytestmark = pytest.mark.anyio
 
@@ -103,6 +103,21 @@ async def test_viewers_alike_in_another_language_get_their_own_rendering_made_on
     await asyncio.sleep(0)
     assert sorted(renders, key=str) == sorted([(None, False, "da"), (None, False, "sv"), (None, False),
                                                (0, True, "da")], key=str)
+    for conn in conns:
+        conn.finish()
+    await asyncio.gather(*tasks)
+
+
+async def test_each_connection_is_rendered_in_its_own_language_whatever_language_the_sender_speaks():
+    renders: list[tuple] = []
+    conns = [Connection(token_hash=token, renderer=CountingRenderer(renders), socket=Socket(), queue_size=4,
+                        language=code) for token, code in [(None, "en"), ("a" * 64, "sv"), ("b" * 64, "da")]]
+    tasks = [conn.start() for conn in conns]
+    with speaking("da"):  # say, the language of whoever made the change
+        send_state(Renderings(table()), conns)
+        assert language() == "da"
+    await asyncio.sleep(0)
+    assert sorted(renders, key=str) == sorted([(None, False), (0, True, "sv"), (1, False, "da")], key=str)
     for conn in conns:
         conn.finish()
     await asyncio.gather(*tasks)

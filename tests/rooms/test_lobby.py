@@ -7,7 +7,7 @@ import pytest
 from app.game.rules import Rules
 from app.identity import hash_token, is_player_id
 from app.rooms.errors import ErrorCode, RoomError
-from app.rooms.lobby import MAX_SEATS, Lobby, Seat, Target
+from app.rooms.lobby import MAX_SEATS, Lobby, Seat, Target, seat_index
 
 
 def refusal(action) -> ErrorCode:
@@ -118,3 +118,14 @@ def test_a_match_needs_two_to_seven_seated():
     lobby, _ = Lobby(Rules()).joined("Ana")
     assert refusal(lobby.require_players) == ErrorCode.NOT_ENOUGH_PLAYERS
     lobby.with_bot("easy").require_players()
+
+
+def test_the_seat_index_finds_each_persons_seat_as_seat_of_does():
+    lobby, _ = Lobby(Rules()).joined("Ana")
+    lobby = lobby.with_bot("easy", None)
+    lobby, ben = lobby.joined("Ben")
+    index = seat_index(lobby.seats)
+    for token_hash in [*(seat.token_hash for seat in lobby.seats), hash_token(ben), "x" * 64]:
+        if token_hash is not None:
+            assert index.get(token_hash) == lobby.seat_of(token_hash)
+    assert index == {lobby.seats[0].token_hash: 0, hash_token(ben): 2}

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
+from app.game.match import deal_cards, new_match, play
+from app.game.rules import Rules
 from app.rooms.errors import ErrorCode, RoomError
-from app.rooms.lobby import Target
+from app.rooms.lobby import Seat, Target
 from app.rooms.protocol import (
     AddBot,
     HandToBot,
@@ -20,7 +23,11 @@ from app.rooms.protocol import (
     Sync,
     error_message,
     parse_message,
+    you_json,
 )
+from app.rooms.views import Table, room_view
+from app.wording import unplayable
+from app.wording.language import speaking
 
 LIMIT = 4096
 
@@ -131,3 +138,29 @@ def test_a_text_the_fast_encoder_refuses_is_written_as_before():
     message = "no \ud800 here"
     assert error_message(ErrorCode.BAD_REQUEST, message) == json.dumps(
         {"type": "error", "code": "bad_request", "message": message}, separators=(",", ":"), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("code", ["en", "de"])
+def test_you_holds_the_hand_its_legal_cards_and_why_each_other_card_may_not_be_played(code):
+    """``you`` says each card's refusal in words: once for the cards that share one (a hand waiting for its
+    turn), yet exactly what saying each card's own refusal gives, at every step of a match, for every seat."""
+    rng = random.Random(11)
+    seats = tuple(Seat(name, name.lower() * 16, player=f"{name.lower()}2345678") for name in ("Ana", "Ben", "Cy"))
+    match, _ = deal_cards(new_match([seat.name for seat in seats], Rules(hand_size=4, lives=1)), rng)
+    states = 0
+    while not match.finished:
+        table = Table(code="ROOM1", version=states, rules=match.rules, seats=seats, host=seats[0].token_hash,
+                      match=match, match_id="m1", last_summary=None, connected=frozenset({0, 1, 2}),
+                      away=frozenset(), spectators=0, turn_seconds=None, turn_remaining=None)
+        with speaking(code):
+            for seat in range(len(seats)):
+                view = room_view(table, seat)
+                assert you_json(view) == {
+                    "seat": seat, "player": seats[seat].player, "host": False,
+                    "hand": [held.card.code for held in view.hand],
+                    "legal": [held.card.code for held in view.hand if held.legal],
+                    "reasons": {held.card.code: unplayable(held.reason) for held in view.hand if not held.legal}}
+        match = deal_cards(match, rng)[0] if match.needs_deal else play(match, rng.choice(
+            match.legal_cards(match.turn)))[0]
+        states += 1
+    assert states > 20

@@ -17,6 +17,7 @@ from app.game.rules import Rules
 from app.game.score_sheet import score_sheet
 from app.game.views import view_for
 from app.rendering import render_blocks
+from app.rooms import protocol
 from app.rooms.fanout import Renderings
 from app.rooms.lobby import Seat
 from app.rooms.protocol import JsonRenderer, state_message
@@ -118,17 +119,47 @@ ROOM_VIEWERS = [(0, True), (1, False), (2, False), (None, False), (None, True), 
 def test_each_page_viewer_gets_what_rendering_for_them_alone_gives_in_every_version_of_a_room(seed):
     """Renderings kept from one version to the next, and shared between viewers, are what each viewer's
     view gives rendered afresh: in every language, for every kind of viewer, whatever changed."""
+    for renderings, seat, host in each_viewer(seed):
+        shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
+        assert_alone(shared, {**CONTEXT, "view": room_view(renderings.table, seat, host=host)})
+
+
+def each_viewer(seed):
+    """Each version of a room's life (:func:`room_life`), its renderings made from the version before's, and
+    in each of three languages (spoken while the caller renders) each viewer who may see it:
+    ``(renderings, seat, host)``."""
     previous = None
     for table in room_life(seed):
         renderings = previous = Renderings(table, previous)
         for code in ("en", "da", "sv"):
             with speaking(code):
                 for seat, host in ROOM_VIEWERS:
-                    if seat is not None and seat >= len(table.seats):
-                        continue
-                    shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host),
-                                                                        renderings.shared)
-                    assert_alone(shared, {**CONTEXT, "view": room_view(table, seat, host=host)})
+                    if seat is None or seat < len(table.seats):
+                        yield renderings, seat, host
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_json_viewer_gets_what_rendering_for_them_alone_gives_in_every_version_of_a_room(seed):
+    """What the JSON renderer keeps from one version to the next (the score sheet's JSON) and shares between
+    viewers gives each viewer, in every version and language, the frame their view gives rendered afresh."""
+    renderer, sheets = JsonRenderer(link_url=str), set()
+    for renderings, seat, host in each_viewer(seed):
+        shared = renderer.frame(renderer.render(renderings.viewer(seat, host), renderings.shared))
+        assert shared == state_message(room_view(renderings.table, seat, host=host))
+        sheets.add(len(json.loads(shared)["state"]["score_sheet"]))
+    assert len(sheets) > 3  # the sheet grew, and a new match emptied it
+
+
+def test_a_kept_score_sheet_is_found_again_only_for_the_very_sheet_it_was_made_from():
+    match = next(table.match for table in room_life(1) if table.match is not None and len(table.match.history) > 1)
+    sheet = score_sheet(match)
+    kept = {}
+    made = protocol._sheet_json(kept, sheet)
+    assert made == protocol.score_sheet_json(sheet) and protocol._sheet_json(kept, sheet) is made
+    shorter = sheet[:-1]
+    assert protocol._sheet_json(kept, shorter) == protocol.score_sheet_json(shorter)
+    equal = tuple(replace(line) for line in sheet)  # the same deals, another tuple: worked out again
+    assert protocol._sheet_json(kept, equal) is not made
 
 
 def held_cards(html):
@@ -238,37 +269,88 @@ def deal_at_four():
         match, _ = play(match, rng.choice(match.legal_cards(match.turn)), match.turn)
 
 
+def plays_at_four(monkeypatch):
+    """Each version of :func:`deal_at_four` sent to each player's page and a spectator's: yields the renderings
+    of the version before (``None`` the first time) and of this one, the blocks rendered for it
+    (:func:`counted_renders`) and the frame each page was sent, by viewer (``""``: none)."""
+    renderers = {viewer: PageRenderer(CONTEXT, link_url=str) for viewer in FOUR_VIEWERS}
+    calls = counted_renders(monkeypatch)
+    previous = None
+    for table in deal_at_four():
+        renderings = Renderings(table, previous)
+        calls.clear()
+        frames = {viewer: renderer.frame(renderer.render(renderings.viewer(*viewer), renderings.shared)) or ""
+                  for viewer, renderer in renderers.items()}
+        yield previous, renderings, calls, frames
+        previous = renderings
+
+
+def is_mid_trick(was, now):
+    """Whether the play from match ``was`` to ``now`` was a card played into a trick that is not yet full."""
+    return 0 < len(view_for(was, None).trick) < len(view_for(now, None).trick) < len(FOUR)
+
+
 def test_a_play_at_a_table_of_four_renders_only_the_seats_it_changed_once_for_their_player_once_for_the_rest(
         monkeypatch):
     """Each play of a deal at four, with each player's page and a spectator's open: a seat the play did not
     change is not rendered again, nor is the seats' container, and a seat it changed is rendered twice (as
     its own player sees it, and as everyone else does). A card played mid-trick changes two seats: the one
     who played it, and the one to play next. Each page is sent those seats alone."""
-    renderers = {viewer: PageRenderer(CONTEXT, link_url=str) for viewer in FOUR_VIEWERS}
-    calls = counted_renders(monkeypatch)
-    previous, plays_mid_trick = None, 0
-    for table in deal_at_four():
-        renderings = Renderings(table, previous)
-        calls.clear()
-        frames = [renderer.frame(renderer.render(renderings.viewer(*viewer), renderings.shared))
-                  for viewer, renderer in renderers.items()]
+    plays_mid_trick = 0
+    for previous, renderings, calls, frames in plays_at_four(monkeypatch):
         if previous is None:
-            assert all('id="seats"' in sent for sent in frames)  # the first time: all of it
-        else:
-            was, now = previous.table.match, table.match
-            changed = {seat.seat for seat, before in zip(renderings.public().seats, previous.public().seats,
-                                                         strict=True) if seat != before}
-            assert "seats" not in calls
-            assert sorted(name for name in calls if name.startswith("seat-")) == sorted(
-                SEAT_IDS[seat] for seat in changed for _ in range(2))
-            for sent in frames:
-                assert 'id="seats"' not in sent
-                assert set(re.findall(r'<article id="(seat-\d)"', sent)) == {SEAT_IDS[seat] for seat in changed}
-            if 0 < len(view_for(was, None).trick) < len(view_for(now, None).trick) < len(FOUR):
-                assert changed == {was.turn, now.turn}
-                plays_mid_trick += 1
-        previous = renderings
+            assert all('id="seats"' in sent for sent in frames.values())  # the first time: all of it
+            continue
+        was, now = previous.table.match, renderings.table.match
+        changed = {seat.seat for seat, before in zip(renderings.public().seats, previous.public().seats,
+                                                     strict=True) if seat != before}
+        assert "seats" not in calls
+        assert sorted(name for name in calls if name.startswith("seat-")) == sorted(
+            SEAT_IDS[seat] for seat in changed for _ in range(2))
+        for sent in frames.values():
+            assert 'id="seats"' not in sent
+            assert set(re.findall(r'<article id="(seat-\d)"', sent)) == {SEAT_IDS[seat] for seat in changed}
+        if is_mid_trick(was, now):
+            assert changed == {was.turn, now.turn}
+            plays_mid_trick += 1
     assert plays_mid_trick >= 6
+
+
+def test_a_play_renders_again_and_sends_only_the_hands_it_changed(monkeypatch):
+    """Each play of a deal at four, with each player's page open: a card that cannot be played while waiting
+    names nobody, so a hand is rendered again, and sent, only when its cards changed or its turn came or
+    went; mid-trick, that is the hand of the player who played and the hand of the one to play next."""
+    plays_mid_trick = 0
+    for previous, renderings, calls, frames in plays_at_four(monkeypatch):
+        if previous is None:
+            continue
+        was, now = previous.table.match, renderings.table.match
+        changed = {seat for seat in range(len(FOUR))
+                   if (was.hand(seat), was.turn == seat) != (now.hand(seat), now.turn == seat)}
+        # A hand played empty is the empty region a spectator has (kept from the version before).
+        assert calls.count("hand") == len([seat for seat in changed if now.hand(seat)])
+        assert {seat for (seat, _), sent in frames.items() if 'id="hand"' in sent} == changed
+        if is_mid_trick(was, now):
+            assert changed == {was.turn, now.turn}
+            plays_mid_trick += 1
+    assert plays_mid_trick >= 6
+
+
+def test_the_trick_is_rendered_once_a_play_for_every_viewer_and_names_each_viewers_own_card_you(monkeypatch):
+    """The trick says "You" under the viewer's own card and turn, and the player's name elsewhere: its
+    region is rendered once a version for every viewer, and each gets it with the names filled in."""
+    versions = 0
+    for _, renderings, calls, frames in plays_at_four(monkeypatch):
+        trick = view_for(renderings.table.match, None).trick
+        assert calls.count("trick") == 1
+        for (seat, _), sent in frames.items():
+            by = {number: name.strip() for number, name in
+                  re.findall(r'<li class="play[^"]*" data-seat="(\d)">.*?<span class="by">([^<]*)', sent)}
+            assert set(by) == {str(play.seat) for play in trick} | {str(renderings.table.match.turn)} - {"None"}
+            assert by == {number: "You" if number == str(seat) else FOUR[int(number)].name for number in by}
+            assert "<!--name-" not in sent
+        versions += 1
+    assert versions > 10
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -1,5 +1,7 @@
 """Refusals in words: a refused play, and a card of the hand that cannot be played now."""
 
+from dataclasses import replace
+
 import pytest
 
 from app.game import Card, InvalidCard, NotYourTurn, Refusal
@@ -7,6 +9,7 @@ from app.game.refusals import REFUSALS, DealNotStarted, IllegalPlay
 from app.wording import error_message, refusal, unplayable
 from app.wording import refusals as wording
 from app.wording.language import speaking
+from app.wording.refusals import unplayable_said
 
 
 def cards(codes: str) -> tuple[Card, ...]:
@@ -38,19 +41,34 @@ def test_every_code_of_the_engine_has_its_words():
 
 
 def test_a_card_that_cannot_be_played_yet_says_what_to_wait_for():
-    assert unplayable(Refusal("not_your_turn", seat=0, player="Ana")) == "wait for your turn: it is Ana's turn"
+    assert unplayable(Refusal("not_your_turn", seat=0, player="Ana")) == "wait for your turn"
     assert unplayable(Refusal("deal_not_started")) == "wait for the next deal"
     reason = Refusal("match_or_lowest", card=Card.parse("6D"), highest=Card.parse("9C"), lowest=cards("2S"))
     assert unplayable(reason) == refusal(reason)
 
 
-def test_a_reason_said_again_is_said_in_the_language_spoken_and_for_its_own_player():
-    reason = Refusal("not_your_turn", seat=0, player="Normal bot 2")
-    assert unplayable(reason) == "wait for your turn: it is Normal bot 2's turn"
+def test_a_reason_said_again_is_said_in_the_language_spoken_and_for_its_own_card():
+    reason = Refusal("must_match", card=Card.parse("6D"), highest=Card.parse("9C"), lowest=cards("2S"))
+    said = unplayable(reason)
     with speaking("de"):
         german = unplayable(reason)
-    assert german != unplayable(reason) and "2" in german
-    assert unplayable(Refusal("not_your_turn", seat=1, player="Ben")) == "wait for your turn: it is Ben's turn"
+    assert german != said and "9" in german
+    assert unplayable(replace(reason, card=Card.parse("5D"), highest=Card.parse("JC"))) != said
+
+
+def test_waiting_names_nobody_so_every_waiting_hand_says_the_same_whoever_is_to_play():
+    ana, ben = Refusal("not_your_turn", seat=0, player="Ana"), Refusal("not_your_turn", seat=1, player="Ben")
+    assert unplayable(ana) == unplayable(ben) == "wait for your turn"
+    with speaking("sv"):
+        assert unplayable(ana) == unplayable(ben) == "vänta på din tur"
+    assert unplayable_said(ana) == unplayable_said(ben)
+    assert unplayable_said(Refusal("deal_not_started")) != unplayable_said(ana)
+
+
+def test_what_a_reason_is_said_by_tells_apart_reasons_said_otherwise():
+    reason = Refusal("must_match", card=Card.parse("6D"), highest=Card.parse("9C"), lowest=cards("2S"))
+    other = replace(reason, highest=Card.parse("JC"))
+    assert unplayable(reason) != unplayable(other) and unplayable_said(reason) != unplayable_said(other)
 
 
 def test_an_engine_error_for_people():
