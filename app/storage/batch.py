@@ -11,11 +11,13 @@ import contextlib
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
+from itertools import groupby
+from typing import Any
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, Executable
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError, StatementError
 
 from app.storage.errors import StorageError, describe
@@ -26,6 +28,21 @@ Write = Callable[[Connection], None]
 """One unit of a batch: SQL on the connection it is given, inside the batch's transaction. It raises
 :class:`StorageError` to refuse itself, e.g. a play out of order. It may run twice, the first run rolled
 back (see :class:`BatchWriter`), so it must do nothing but SQL on that connection."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A write's common case as one statement that inserts exactly one row, ``statement`` with ``values``.
+
+    Where the write goes through, running ``statement`` with ``values`` is all it does, and inserts one
+    row; where it inserts none, the write itself finds out why. The rows of writes with the same statement
+    next to each other in a batch go to the database in one call (``executemany``), one after the other,
+    so each sees the rows before it. The statement must keep its rowcount (``preserve_rowcount``).
+    """
+
+    statement: Executable
+    values: Mapping[str, Any]
+
 
 MAX_BATCH = 500
 """Most writes in one transaction: a long batch holds SQLite's write lock, and every caller in it waits."""
@@ -38,6 +55,7 @@ class _Pending:
     future: Future[None] | asyncio.Future[None]
     loop: asyncio.AbstractEventLoop | None = None
     """The loop of an asyncio future (:meth:`BatchWriter.submit_waited`); ``None`` for a thread's future."""
+    row: Row | None = None
     error: BaseException | None = None
 
     def begin(self) -> bool:
@@ -74,7 +92,7 @@ class BatchWriter:
         self._writing: list[str] = []
         """The actions of the batch being written now (empty between batches)."""
 
-    def submit(self, action: str, write: Write) -> Future[None]:
+    def submit(self, action: str, write: Write, row: Row | None = None) -> Future[None]:
         """Queue ``write`` for the next batch; the future says how it went.
 
         ``action`` names the write in error messages (``"record play 3 of deal 0 of match 'x'"``). The
@@ -82,13 +100,14 @@ class BatchWriter:
         :class:`StorageError` if the write refused itself (its own error), was refused by the database
         (``could not {action}: …``: a constraint, a value no database here may hold) or was in a batch the
         database refused as a whole, or if the writer is closed; with any other exception ``write``
-        raised, as it is. Cancelling the future before its batch starts keeps the write out of it.
+        raised, as it is. Cancelling the future before its batch starts keeps the write out of it. ``row``:
+        the write's common case as one statement (:class:`Row`), run with others of its kind at once.
         """
         future: Future[None] = Future()
-        self._enqueue(_Pending(action, write, future))
+        self._enqueue(_Pending(action, write, future, row=row))
         return future
 
-    def submit_waited(self, action: str, write: Write) -> asyncio.Future[None]:
+    def submit_waited(self, action: str, write: Write, row: Row | None = None) -> asyncio.Future[None]:
         """As :meth:`submit`, for a caller on the running event loop: the future is the loop's own.
 
         The writes of one batch waited for on one loop are all resolved by one call the writer hands that
@@ -98,7 +117,7 @@ class BatchWriter:
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._enqueue(_Pending(action, write, future, loop))
+        self._enqueue(_Pending(action, write, future, loop, row))
         return future
 
     def _enqueue(self, item: _Pending) -> None:
@@ -223,14 +242,26 @@ def _all_at_once(connection: Connection, batch: list[_Pending]) -> None:
     Raises :class:`_Refused` when one is refused (the caller rolls the transaction back, so nothing of the
     batch is left), and the error of a database failure as it is. A savepoint around the writes would
     cost two more statements a batch, as much as a play, and most batches at human pace hold one play.
+
+    Writes next to each other with the same :class:`Row` statement go in one call, the rows of all of them
+    (the plays of a busy batch: one call instead of one a play); where that inserts fewer rows than it
+    was given, one of them did not go through, and the batch is refused so that each write can say why.
     """
-    for item in batch:
+    for statement, run in groupby(batch, key=lambda item: None if item.row is None else item.row.statement):
+        items = list(run)
         try:
-            item.write(connection)
+            if statement is None:
+                for item in items:
+                    item.write(connection)
+                continue
+            rows = [item.row.values for item in items if item.row is not None]
+            inserted = connection.execute(statement, rows).rowcount
         except Exception as error:
             if _fails_the_database(error):
                 raise
             raise _Refused from error
+        if inserted != len(rows):
+            raise _Refused
 
 
 def _one_by_one(connection: Connection, batch: list[_Pending]) -> None:

@@ -156,13 +156,9 @@ def record_play(connection: Connection, *, match_id: str, deal: int, play: int, 
     stored play of another card; SQLAlchemy's errors for a value no database
     here may hold or a database failure.
     """
-    values = {"match_id": match_id, "deal": deal, "play": play, "card": card, "played_at": played_at}
-    if fence is None:
-        inserted = connection.execute(_INSERT_NEXT_PLAY, values).rowcount
-    else:
-        values.update(fence_room=fence.room, fence_epoch=fence.epoch)
-        inserted = connection.execute(_INSERT_NEXT_FENCED_PLAY, values).rowcount
-    if inserted:
+    statement, values = next_play(match_id=match_id, deal=deal, play=play, card=card, played_at=played_at,
+                                  fence=fence)
+    if connection.execute(statement, values).rowcount:
         return
     if fence is not None:
         ownership.check_fence(connection, fence)
@@ -174,6 +170,20 @@ def record_play(connection: Connection, *, match_id: str, deal: int, play: int, 
                            f"{stored} plays are stored")
     if same != card:
         raise StorageError(f"play {play} of deal {deal} of match {match_id!r} is stored already, as {same}")
+
+
+def next_play(*, match_id: str, deal: int, play: int, card: str, played_at: datetime,
+              fence: Fence | None = None) -> tuple[Executable, dict[str, Any]]:
+    """The statement that inserts play ``play`` of deal ``deal`` where it is the next one of that stored deal
+    (and, with a ``fence``, the room is still at its epoch), with its values: :func:`record_play`'s common
+    case, one row inserted. It inserts nothing where :func:`record_play` would find out why, or find the
+    play stored already."""
+    values: dict[str, Any] = {"match_id": match_id, "deal": deal, "play": play, "card": card,
+                              "played_at": played_at}
+    if fence is None:
+        return _INSERT_NEXT_PLAY, values
+    values.update(fence_room=fence.room, fence_epoch=fence.epoch)
+    return _INSERT_NEXT_FENCED_PLAY, values
 
 
 # The statements of record_deal and record_play, built once: the group commit runs them for every play,

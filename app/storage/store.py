@@ -26,7 +26,7 @@ from app.game.record import NotARecord, RecordFault, outcome, replay
 from app.identity import new_match_id
 from app.names import InvalidName, clean_name, same_name
 from app.storage import migrate, ownership, queries
-from app.storage.batch import BatchWriter, Write
+from app.storage.batch import BatchWriter, Row, Write
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError, describe
 from app.storage.values import Fence, FinishedMatch, MatchPage, RoomSnapshot, SeatRecord, ServerLease
@@ -464,11 +464,14 @@ def _deal_write(*, match_id: str, deal: int, dealer: int, hands: Sequence[Sequen
 
 
 def _play_write(*, match_id: str, deal: int, play: int, card: str, played_at: datetime,
-                fence: Fence | None) -> tuple[str, Write]:
-    """The group commit's write of a play (checked against ``fence`` in its own statement), and what it is
-    called in errors."""
-    return f"record play {play} of deal {deal} of match {match_id!r}", partial(
-        queries.record_play, match_id=match_id, deal=deal, play=play, card=card, played_at=played_at, fence=fence)
+                fence: Fence | None) -> tuple[str, Write, Row]:
+    """The group commit's write of a play (checked against ``fence`` in its own statement), what it is called
+    in errors, and its common case as one row (:func:`~app.storage.queries.next_play`)."""
+    return (f"record play {play} of deal {deal} of match {match_id!r}",
+            partial(queries.record_play, match_id=match_id, deal=deal, play=play, card=card, played_at=played_at,
+                    fence=fence),
+            Row(*queries.next_play(match_id=match_id, deal=deal, play=play, card=card, played_at=played_at,
+                                   fence=fence)))
 
 
 def _safe_url(url: str) -> str:

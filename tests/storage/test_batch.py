@@ -15,7 +15,7 @@ from sqlalchemy import Connection, Engine, event, insert, select
 import app.storage.engine as storage_engine
 from app.game.record import to_record
 from app.storage import Storage, StorageError, queries
-from app.storage.batch import BatchWriter
+from app.storage.batch import BatchWriter, Row
 from app.storage.engine import BEGIN_MODE
 from app.storage.models import PlayRow
 from tests.storage.test_store import RULES, T0, played_match
@@ -46,10 +46,12 @@ def dealt_matches(storage: Storage, count: int) -> list[str]:
 
 
 def submit_play(writer: BatchWriter, match_id: str, play: int, card: str | None = None) -> Future[None]:
-    """Play ``play`` of deal 0 of ``match_id`` (its card in the record unless ``card`` is given), for the next batch."""
-    return writer.submit(f"record play {play} of deal 0 of match {match_id!r}", partial(
-        queries.record_play, match_id=match_id, deal=0, play=play, card=CARDS[play] if card is None else card,
-        played_at=T0))
+    """Play ``play`` of deal 0 of ``match_id`` (its card in the record unless ``card`` is given), for the next
+    batch, as storage submits it: the write, and its common case as one row."""
+    values = {"match_id": match_id, "deal": 0, "play": play, "card": CARDS[play] if card is None else card,
+              "played_at": T0}
+    return writer.submit(f"record play {play} of deal 0 of match {match_id!r}",
+                         partial(queries.record_play, **values), Row(*queries.next_play(**values)))
 
 
 def stored_plays(storage: Storage) -> dict[str, list[str]]:
@@ -112,6 +114,36 @@ def test_the_plays_of_many_rooms_waiting_together_are_committed_in_one_transacti
         assert [future.result(WAIT_S) for future in futures] == [None] * 20
     assert len(commits) == 2  # the batch that held the writer, then all 20 plays
     assert stored_plays(storage) == dict.fromkeys(match_ids, CARDS[:1])
+
+
+@contextmanager
+def counting_statements(engine: Engine) -> Iterator[list[int]]:
+    """A list that grows with every statement sent on ``engine``: how many sets of values it was sent with."""
+    sent: list[int] = []
+
+    def count(_connection, _cursor, _statement, parameters, _context, executemany) -> None:
+        sent.append(len(parameters) if executemany else 1)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+
+
+def test_the_plays_of_a_batch_go_to_the_database_in_one_statement(storage, writer):
+    match_ids = dealt_matches(storage, 12)
+    with counting_statements(storage.engine) as sent:
+        with held(writer):
+            futures = [submit_play(writer, match_id, play) for play in range(2) for match_id in match_ids]
+            deal = writer.submit("record deal 1 of match 'm0'", partial(
+                queries.record_deal, match_id="m0", deal=1, dealer=1, hands=DEAL["hands"]))
+            futures += [submit_play(writer, "m1", 2)]
+        assert [outcome(future) for future in [*futures, deal]] == ["ok"] * 26
+    # The 24 plays in one call, each room's second play seeing its first; the deal, then the last play alone.
+    assert [count for count in sent if count > 1] == [24]
+    assert len(sent) < 12
+    assert stored_plays(storage) == {**dict.fromkeys(match_ids, CARDS[:2]), "m1": CARDS[:3]}
 
 
 def test_a_play_is_acknowledged_only_once_committed(storage, writer):
