@@ -172,6 +172,20 @@ def record_play(connection: Connection, *, match_id: str, deal: int, play: int, 
         raise StorageError(f"play {play} of deal {deal} of match {match_id!r} is stored already, as {same}")
 
 
+def next_deal(*, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]],
+              fence: Fence | None = None) -> tuple[Executable, dict[str, Any]]:
+    """The statement that inserts deal ``deal`` of a stored match where it is the next one (and, with a
+    ``fence``, the room is still at its epoch), with its values: :func:`record_deal`'s common case, one
+    row inserted. It inserts nothing where :func:`record_deal` would find out why, or find the deal stored
+    already."""
+    values: dict[str, Any] = {"match_id": match_id, "deal": deal, "dealer": dealer,
+                              "hands": [list(hand) for hand in hands]}
+    if fence is None:
+        return _INSERT_NEXT_DEAL, values
+    values.update(fence_room=fence.room, fence_epoch=fence.epoch)
+    return _INSERT_NEXT_FENCED_DEAL, values
+
+
 def next_play(*, match_id: str, deal: int, play: int, card: str, played_at: datetime,
               fence: Fence | None = None) -> tuple[Executable, dict[str, Any]]:
     """The statement that inserts play ``play`` of deal ``deal`` where it is the next one of that stored deal
@@ -219,6 +233,21 @@ def _insert_next_play(*conditions: ColumnElement[bool]) -> Executable:
     ).where(_DEAL_STORED, bindparam("play") == _PLAYS_STORED, *conditions)).execution_options(preserve_rowcount=True)
 
 
+_DEALS = DealRow.__table__.c
+_DEAL_COLUMNS = ("match_id", "deal", "dealer", "hands")
+
+
+def _insert_next_deal(*conditions: ColumnElement[bool]) -> Executable:
+    """INSERT … SELECT the deal's values WHERE the match is stored AND this deal is the next AND
+    ``conditions`` hold: one round trip a deal, its rowcount kept (see :func:`_insert_next_play`)."""
+    match_stored, deals_stored = _DEAL_CHECK.selected_columns
+    return insert(DealRow).from_select(_DEAL_COLUMNS, select(
+        *(bindparam(name, type_=_DEALS[name].type) for name in _DEAL_COLUMNS),
+    ).where(match_stored, bindparam("deal") == deals_stored, *conditions)).execution_options(preserve_rowcount=True)
+
+
+_INSERT_NEXT_DEAL = _insert_next_deal()
+_INSERT_NEXT_FENCED_DEAL = _insert_next_deal(ownership.ROOM_AT_EPOCH)
 _INSERT_NEXT_PLAY = _insert_next_play()
 _INSERT_NEXT_FENCED_PLAY = _insert_next_play(ownership.ROOM_AT_EPOCH)
 

@@ -457,10 +457,13 @@ def _refusal(reason: str, seat: int | None = None) -> RecordRejected:
 
 
 def _deal_write(*, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]],
-                fence: Fence | None) -> tuple[str, Write]:
-    """The group commit's write of a deal (checked against ``fence`` first), and what it is called in errors."""
-    return f"record deal {deal} of match {match_id!r}", ownership.fenced(fence, partial(
-        queries.record_deal, match_id=match_id, deal=deal, dealer=dealer, hands=[list(hand) for hand in hands]))
+                fence: Fence | None) -> tuple[str, Write, Row]:
+    """The group commit's write of a deal (checked against ``fence`` first), what it is called in errors, and
+    its common case as one row (:func:`~app.storage.queries.next_deal`, the fence in its own statement)."""
+    return (f"record deal {deal} of match {match_id!r}",
+            ownership.fenced(fence, partial(queries.record_deal, match_id=match_id, deal=deal, dealer=dealer,
+                                            hands=[list(hand) for hand in hands])),
+            Row(*queries.next_deal(match_id=match_id, deal=deal, dealer=dealer, hands=hands, fence=fence)))
 
 
 def _play_write(*, match_id: str, deal: int, play: int, card: str, played_at: datetime,

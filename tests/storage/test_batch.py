@@ -10,14 +10,14 @@ from contextlib import contextmanager
 from functools import partial
 
 import pytest
-from sqlalchemy import Connection, Engine, event, insert, select
+from sqlalchemy import Connection, Engine, event, func, insert, select
 
 import app.storage.engine as storage_engine
 from app.game.record import to_record
 from app.storage import Storage, StorageError, queries
 from app.storage.batch import BatchWriter, Row
 from app.storage.engine import BEGIN_MODE
-from app.storage.models import PlayRow
+from app.storage.models import DealRow, PlayRow
 from tests.storage.test_store import RULES, T0, played_match
 
 RECORD = to_record(played_match())
@@ -144,6 +144,31 @@ def test_the_plays_of_a_batch_go_to_the_database_in_one_statement(storage, write
     assert [count for count in sent if count > 1] == [24]
     assert len(sent) < 12
     assert stored_plays(storage) == {**dict.fromkeys(match_ids, CARDS[:2]), "m1": CARDS[:3]}
+
+
+def submit_deal(writer: BatchWriter, match_id: str, deal: int, hands: list[list[str]] | None = None) -> Future[None]:
+    """Deal ``deal`` of ``match_id`` (the record's first deal's cards unless ``hands`` is given), for the next
+    batch, as storage submits it."""
+    values = {"match_id": match_id, "deal": deal, "dealer": DEAL["dealer"],
+              "hands": DEAL["hands"] if hands is None else hands}
+    return writer.submit(f"record deal {deal} of match {match_id!r}", partial(queries.record_deal, **values),
+                         Row(*queries.next_deal(**values)))
+
+
+def test_the_deals_of_a_batch_go_in_one_statement_and_a_refused_one_fails_alone(storage, writer):
+    match_ids = dealt_matches(storage, 6)
+    with counting_statements(storage.engine) as sent:
+        with held(writer):
+            futures = [submit_deal(writer, match_id, 1) for match_id in match_ids[:3]]
+            futures += [submit_deal(writer, "m3", 2), submit_deal(writer, "nosuch", 0),
+                        submit_deal(writer, "m4", 0), submit_deal(writer, "m5", 0, DEAL["hands"][::-1])]
+        assert [outcome(future) for future in futures] == ["ok"] * 3 + [
+            "deal 2 of match 'm3' is out of order: 1 deals are stored", "no match 'nosuch'", "ok",
+            "deal 0 of match 'm5' is stored already, with other cards"]
+    assert sent.count(7) == 1  # all seven tried in one call at first
+    with storage.engine.connect() as connection:
+        stored = connection.execute(select(DealRow.match_id, func.count()).group_by(DealRow.match_id)).all()
+    assert sorted(stored) == [("m0", 2), ("m1", 2), ("m2", 2), ("m3", 1), ("m4", 1), ("m5", 1)]
 
 
 def test_a_play_is_acknowledged_only_once_committed(storage, writer):
