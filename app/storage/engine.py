@@ -20,6 +20,9 @@ BEGIN_MODE = "cucumber_sqlite_begin"
 """Execution option naming how SQLite transactions begin: ``DEFERRED`` (default) or ``IMMEDIATE``."""
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
+SQLITE_PARAMSTYLE = "named"
+"""Parameters by name (``:match_id``), not by position (``?``): a value a statement uses in several places
+(a play's match and deal are in its checks too) is then converted and checked once, not once a place."""
 POSTGRES_CONNECT_TIMEOUT_S = 10
 
 
@@ -53,11 +56,11 @@ def _sqlite_engine(url: URL, *, echo: bool) -> Engine:
     in_memory = database in ("", ":memory:") or url.query.get("mode") == "memory"
     if in_memory:
         engine = create_engine(url, echo=echo, poolclass=StaticPool, json_serializer=_json_text,
-                               connect_args={"check_same_thread": False})
+                               connect_args={"check_same_thread": False}, paramstyle=SQLITE_PARAMSTYLE)
     else:
         if not database.startswith("file:"):
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, echo=echo, json_serializer=_json_text)
+        engine = create_engine(url, echo=echo, json_serializer=_json_text, paramstyle=SQLITE_PARAMSTYLE)
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return engine

@@ -81,6 +81,8 @@ def text_fault(value: str, length: int | None = None) -> str | None:
         return "text holding NUL (\\x00) cannot be stored"
     if length is not None and len(value) > length:
         return f"text of {len(value)} characters cannot be stored where at most {length} fit"
+    if value.isascii():  # most stored text: no surrogate can hide in it, and nothing to encode
+        return None
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
