@@ -36,40 +36,42 @@ class Kept:
     most of it the very texts its connections were last sent.
     """
 
-    def __init__(self, entries: dict[Hashable, list[Any]] | None = None, generation: int = 0) -> None:
-        # One dict for both versions, each entry [value, generation last used]: a key (often a tuple of
-        # seats) is hashed once per look-up.
-        self._entries: dict[Hashable, list[Any]] = {} if entries is None else entries
-        self._generation = generation
+    __slots__ = ("_before", "_now")
+
+    def __init__(self, before: dict[Hashable, Any] | None = None) -> None:
+        # Two dicts, not a generation mark on each entry: letting go of what a version did not use is
+        # dropping one dict, and the entries are no objects of their own for the collector to look at.
+        self._now: dict[Hashable, Any] = {}
+        """What this version used or made."""
+        self._before: dict[Hashable, Any] = {} if before is None else before
+        """What the version before used or made, and this one has not used yet."""
 
     def get(self, key: Hashable) -> Any | None:
         """What was kept under ``key`` in this version or the one before (``None``: nothing)."""
-        entry = self._entries.get(key)
-        if entry is None:
-            return None
-        entry[1] = self._generation
-        return entry[0]
+        found = self._now.get(key)
+        if found is None:
+            found = self._before.pop(key, None)
+            if found is not None:
+                self._now[key] = found
+        return found
 
     def __setitem__(self, key: Hashable, value: Any) -> None:
-        self._entries[key] = [value, self._generation]
+        self._now[key] = value
 
     def __len__(self) -> int:
         """How many things this version used or made."""
-        return sum(1 for _, used in self._entries.values() if used == self._generation)
+        return len(self._now)
 
     def settle(self) -> None:
         """Let go of what this version did not use (it was kept for the version before)."""
-        stale = [key for key, (_, used) in self._entries.items() if used != self._generation]
-        for key in stale:
-            del self._entries[key]
+        self._before = {}
 
     def following(self) -> Kept:
         """The store for the next version: it finds what this version used (or made), and nothing older.
 
         The entries are handed on: this store is not to be used any more.
         """
-        self.settle()
-        return Kept(self._entries, self._generation + 1)
+        return Kept(self._now)
 
 
 class Shared(dict[Any, Any]):
