@@ -15,10 +15,11 @@ import threading
 from types import FrameType
 from typing import TextIO
 
-GC_THRESHOLDS = (700, 10, 1000)
+GC_THRESHOLDS = (700, 10, 5000)
 """The garbage collector's thresholds (:func:`gc.set_threshold`): Python's own, except that a full collection
-waits for 1,000 collections of the middle generation instead of 10 (and, as always, for the objects that
-reached the oldest since the last one to be a quarter of those it holds).
+waits for 5,000 collections of the middle generation instead of 10 (the server collects it five times a
+second itself, :data:`MIDDLE_COLLECTION_EVERY`), and, as always, for the objects that reached the oldest
+since the last one to be a quarter of those it holds.
 
 A full collection stops the server for as long as it takes to look at every object, about a tenth of a
 second for a million of them, and a thousand tables with 5,000 sockets hold that many. By Python's
@@ -28,8 +29,13 @@ that only a full collection can free (cycles): plays, states and frames are free
 dropped, so waiting longer costs little memory."""
 YOUNG_COLLECTION_SECONDS = 0.1
 """How often the server collects the collector's youngest generation itself (:func:`collect_young`)."""
-MIDDLE_COLLECTION_EVERY = 10
-"""Every this many of those collections is one of the middle generation too (as Python's own threshold)."""
+MIDDLE_COLLECTION_EVERY = 2
+"""Every this many of those collections is one of the middle generation too (five times a second).
+
+What outlives a young collection waits in the middle generation for the next middle one, and a room's
+version lasts seconds: at 1,000 tables, collected once a second (Python's own ratio, 10), the middle
+generation held a second's worth of versions and each of its collections took 10-30 ms, the slowest plays
+at human pace; five times a second each takes a few ms, for about the same CPU in all (docs/performance.md)."""
 WS_MAX_FRAME_BYTES = 64 * 1024
 """Largest WebSocket message the server reads at all (a bigger one closes the socket with 1009); a
 client message may have at most ``CUCUMBER_MAX_MESSAGE_BYTES`` (4 KiB) anyway."""
