@@ -11,6 +11,7 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -46,6 +47,11 @@ class Row:
 
 MAX_BATCH = 500
 """Most writes in one transaction: a long batch holds SQLite's write lock, and every caller in it waits."""
+HOLD_SECONDS = 1.0
+"""How long the writer keeps its database connection while no batch comes (seconds). Busy, it writes batch
+after batch on one connection: taking one from the pool and giving it back cost about as much CPU time as a
+batch of one play on SQLite (the pool's checks, its reset, PostgreSQL's ping). Idle longer than this, it
+gives the connection back, and the next batch takes one checked as the pool checks it."""
 
 
 @dataclass(slots=True)
@@ -77,7 +83,7 @@ class BatchWriter:
     others commit: the writes first run together, with nothing around each, and if one is refused, the
     transaction is rolled back and they run again in a new one, each in a savepoint of its own. A batch
     the database refuses as a whole (down, locked, the commit failing) fails every write in it and stores
-    none of them.
+    none of them. The thread keeps one connection while batches keep coming (:data:`HOLD_SECONDS`).
     """
 
     def __init__(self, engine: Engine, *, max_batch: int = MAX_BATCH) -> None:
@@ -91,6 +97,9 @@ class BatchWriter:
         self._closed = False
         self._writing: list[str] = []
         """The actions of the batch being written now (empty between batches)."""
+        self._connection: Connection | None = None
+        """The connection the thread writes on, kept from one batch to the next (:data:`HOLD_SECONDS`)."""
+        self._last_written = 0.0
 
     def submit(self, action: str, write: Write, row: Row | None = None) -> Future[None]:
         """Queue ``write`` for the next batch; the future says how it went.
@@ -157,16 +166,19 @@ class BatchWriter:
 
     def _run(self) -> None:
         stop = False
-        while not stop:
-            batch, stop = self._take()
-            # A write whose caller gave up before it started is left out; the others cannot be cancelled now.
-            batch = [item for item in batch if item.begin()]
-            if batch:
-                self._writing = [item.action for item in batch]
-                try:
-                    self._write(batch)
-                finally:
-                    self._writing = []
+        try:
+            while not stop:
+                batch, stop = self._take()
+                # A write whose caller gave up before it started is left out; the others cannot be cancelled now.
+                batch = [item for item in batch if item.begin()]
+                if batch:
+                    self._writing = [item.action for item in batch]
+                    try:
+                        self._write(batch)
+                    finally:
+                        self._writing = []
+        finally:
+            self._let_go()
 
     def _take(self) -> tuple[list[_Pending], bool]:
         """Wait for a write, then take every write waiting behind it (up to ``max_batch``); and whether to stop."""
@@ -185,16 +197,24 @@ class BatchWriter:
         return batch, False
 
     def _write(self, batch: list[_Pending]) -> None:
-        """Run ``batch`` in one transaction, commit once, then resolve the futures."""
+        """Run ``batch`` in one transaction, commit once, then resolve the futures.
+
+        A connection kept from an earlier batch that the database has dropped meanwhile (it restarted, or
+        ended idle sessions) is let go, and the batch runs again on a new one: nothing of it was stored
+        then, or its writes find themselves stored already, which they take as done.
+        """
         try:
-            with self._engine.connect() as connection:
-                try:
-                    with connection.begin():
-                        _all_at_once(connection, batch)
-                except _Refused:
-                    with connection.begin():
-                        _one_by_one(connection, batch)
+            held = self._connection is not None and time.monotonic() - self._last_written <= HOLD_SECONDS
+            try:
+                _transact(self._connect(), batch)
+            except DBAPIError as error:
+                if not (held and error.connection_invalidated):
+                    raise
+                self._let_go()
+                _transact(self._connect(), batch)
+            self._last_written = time.monotonic()
         except Exception as error:
+            self._let_go()  # not used again after a failure: the next batch starts on a connection checked anew
             failure: BaseException | None = None
             if not isinstance(error, SQLAlchemyError | TypeError | ValueError):
                 log.exception("a batch of %d writes failed", len(batch))
@@ -202,6 +222,37 @@ class BatchWriter:
             for item in batch:
                 item.error = item.error or failure or _refusal(item.action, error)
         _resolve(batch)
+
+    def _connect(self) -> Connection:
+        """The connection to write on: the one kept, unless it has been idle too long (:data:`HOLD_SECONDS`),
+        else a new one from the engine's pool."""
+        if self._connection is not None and time.monotonic() - self._last_written > HOLD_SECONDS:
+            self._let_go()
+        if self._connection is None:
+            self._connection = self._engine.connect()
+        return self._connection
+
+    def _let_go(self) -> None:
+        """Give the kept connection back to the pool (a broken one is discarded there)."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            try:
+                connection.close()
+            except Exception as error:
+                log.debug("closing the writer's connection failed: %r", error)
+
+
+def _transact(connection: Connection, batch: list[_Pending]) -> None:
+    """Run ``batch`` in one transaction on ``connection`` (:func:`_all_at_once`, and where a write is
+    refused, :func:`_one_by_one` in a new one) and commit it; raises what fails the batch as a whole."""
+    for item in batch:
+        item.error = None
+    try:
+        with connection.begin():
+            _all_at_once(connection, batch)
+    except _Refused:
+        with connection.begin():
+            _one_by_one(connection, batch)
 
 
 def _resolve(batch: list[_Pending]) -> None:

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from functools import partial
 
 import pytest
-from sqlalchemy import Connection, Engine, event, func, insert, select
+from sqlalchemy import Connection, Engine, create_engine, event, func, insert, select, text
+from sqlalchemy.pool import NullPool
 
 import app.storage.engine as storage_engine
 from app.game.record import to_record
-from app.storage import Storage, StorageError, queries
+from app.storage import Storage, StorageError, batch, queries
 from app.storage.batch import BatchWriter, Row
 from app.storage.engine import BEGIN_MODE
 from app.storage.models import DealRow, PlayRow
@@ -24,6 +25,8 @@ RECORD = to_record(played_match())
 DEAL = RECORD["deals"][0]
 CARDS = DEAL["plays"]
 WAIT_S = 30
+Outage = Callable[[], AbstractContextManager[None]]
+"""A context in which the database fails (``troubled_database``)."""
 
 
 @pytest.fixture
@@ -232,26 +235,33 @@ def test_deals_and_plays_submitted_to_storage_are_stored_in_order(storage):
     assert stored_plays(storage) == {"m0": CARDS[:4]}
 
 
-def test_a_batch_the_database_refuses_fails_every_play_in_it_and_stores_none(troubled_database, monkeypatch):
+@pytest.fixture
+def troubled_storage(troubled_database, monkeypatch) -> Iterator[tuple[Storage, Outage]]:
+    """Storage on a migrated database that can be made to fail (``troubled_database``), and the outage."""
     # SQLite waits this long for its write lock before it gives up (the default is 5 s).
     monkeypatch.setattr(storage_engine, "SQLITE_BUSY_TIMEOUT_MS", 200)
     url, outage = troubled_database
     with Storage(url) as storage:
         storage.upgrade()
-        match_ids = dealt_matches(storage, 5)
-        with outage():
-            futures = [storage.submit_play(match_id=match_id, deal=0, play=0, card=CARDS[0], played_at=T0)
-                       for match_id in match_ids]
-            errors = [future.exception(WAIT_S) for future in futures]
-        assert all(isinstance(error, StorageError) for error in errors), errors
-        assert [str(error).split(": ")[0] for error in errors] == [
-            f"could not record play 0 of deal 0 of match {match_id!r}" for match_id in match_ids]
-        assert stored_plays(storage) == {}
-        # The database is back: the same plays are stored now.
+        yield storage, outage
+
+
+def test_a_batch_the_database_refuses_fails_every_play_in_it_and_stores_none(troubled_storage):
+    storage, outage = troubled_storage
+    match_ids = dealt_matches(storage, 5)
+    with outage():
         futures = [storage.submit_play(match_id=match_id, deal=0, play=0, card=CARDS[0], played_at=T0)
                    for match_id in match_ids]
-        assert [outcome(future) for future in futures] == ["ok"] * 5
-        assert stored_plays(storage) == dict.fromkeys(match_ids, CARDS[:1])
+        errors = [future.exception(WAIT_S) for future in futures]
+    assert all(isinstance(error, StorageError) for error in errors), errors
+    assert [str(error).split(": ")[0] for error in errors] == [
+        f"could not record play 0 of deal 0 of match {match_id!r}" for match_id in match_ids]
+    assert stored_plays(storage) == {}
+    # The database is back: the same plays are stored now.
+    futures = [storage.submit_play(match_id=match_id, deal=0, play=0, card=CARDS[0], played_at=T0)
+               for match_id in match_ids]
+    assert [outcome(future) for future in futures] == ["ok"] * 5
+    assert stored_plays(storage) == dict.fromkeys(match_ids, CARDS[:1])
 
 
 def test_a_play_given_up_before_its_batch_is_not_written(storage, writer):
@@ -358,3 +368,59 @@ def test_committing_on_the_loop_returns_once_stored_and_raises_what_the_write_me
 
     asyncio.run(main())
     assert stored_plays(storage) == {"m0": CARDS[:1]}
+
+
+def checkouts(engine: Engine) -> list[None]:
+    """A list that grows by one with every connection taken from ``engine``'s pool (until the test ends)."""
+    taken: list[None] = []
+    event.listen(engine, "checkout", lambda *_: taken.append(None))
+    return taken
+
+
+def test_a_busy_writer_writes_batch_after_batch_on_one_connection(storage, writer):
+    dealt_matches(storage, 1)
+    taken = checkouts(storage.engine)
+    for play in range(4):  # each waited for before the next: a batch each
+        assert submit_play(writer, "m0", play).result(WAIT_S) is None
+    assert len(taken) == 1
+    assert stored_plays(storage) == {"m0": CARDS[:4]}
+
+
+def test_an_idle_writer_gives_its_connection_back_and_takes_a_new_one(storage, writer, monkeypatch):
+    monkeypatch.setattr(batch, "HOLD_SECONDS", 0.0)
+    dealt_matches(storage, 1)
+    taken = checkouts(storage.engine)
+    for play in range(3):
+        assert submit_play(writer, "m0", play).result(WAIT_S) is None
+    assert len(taken) == 3
+    assert stored_plays(storage) == {"m0": CARDS[:3]}
+
+
+def test_after_a_batch_the_database_refused_the_writer_takes_a_new_connection(troubled_storage):
+    storage, outage = troubled_storage
+    dealt_matches(storage, 1)
+    taken = checkouts(storage.engine)
+    assert storage.submit_play(match_id="m0", deal=0, play=0, card=CARDS[0], played_at=T0).result(WAIT_S) is None
+    with outage():
+        refused = storage.submit_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0)
+        assert isinstance(refused.exception(WAIT_S), StorageError)
+    assert storage.submit_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0).result(WAIT_S) is None
+    assert len(taken) == 2
+    assert stored_plays(storage) == {"m0": CARDS[:2]}
+
+
+@pytest.mark.parametrize("backend", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True)
+def test_a_connection_the_server_dropped_between_batches_is_replaced_and_the_batch_stored(storage, writer):
+    dealt_matches(storage, 1)
+    assert submit_play(writer, "m0", 0).result(WAIT_S) is None
+    admin = create_engine(storage.engine.url, poolclass=NullPool)
+    try:
+        with admin.begin() as connection:  # ends every other session of the database: the writer's among them
+            ended = connection.scalar(text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"))
+            assert ended >= 1
+    finally:
+        admin.dispose()
+    assert submit_play(writer, "m0", 1).result(WAIT_S) is None
+    assert stored_plays(storage) == {"m0": CARDS[:2]}
