@@ -75,6 +75,9 @@ class _Context(Context):
 
 templates = Jinja2Templates(directory=TEMPLATES)
 templates.env.context_class = _Context
+# The templates are the package's own and do not change while it runs: not looked up on disk again (a file
+# system call each time a template is asked for, a dozen times a version of a busy room page).
+templates.env.auto_reload = False
 templates.env.add_extension("jinja2.ext.i18n")
 templates.env.add_extension(PartExtension)
 # Whitespace inside {% trans %} is collapsed, in the catalogues as in the pages (babel.cfg says the same).

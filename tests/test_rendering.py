@@ -200,3 +200,24 @@ def test_a_template_calls_plain_functions_at_once_and_hands_the_context_to_those
                            environment_asks=pass_environment(lambda environment: environment is templates.env),
                            marker="seen")
     assert html == "6 seen True [] 1"
+
+
+def test_a_template_once_loaded_is_not_looked_up_on_disk_again(monkeypatch):
+    templates.get_template("room.html")
+    looked: list[str] = []
+    real = templates.env.loader.get_source
+
+    def get_source(environment, name):
+        source, filename, uptodate = real(environment, name)
+
+        def checked():
+            looked.append(name)
+            return uptodate()
+
+        return source, filename, checked
+
+    monkeypatch.setattr(templates.env.loader, "get_source", get_source)
+    templates.env.cache.clear()
+    for _ in range(3):
+        templates.get_template("room.html")
+    assert looked == []
