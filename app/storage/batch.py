@@ -204,7 +204,9 @@ class BatchWriter:
         then, or its writes find themselves stored already, which they take as done.
         """
         try:
-            held = self._connection is not None and time.monotonic() - self._last_written <= HOLD_SECONDS
+            if self._connection is not None and time.monotonic() - self._last_written > HOLD_SECONDS:
+                self._let_go()  # idle too long: the next one is checked as the pool checks it
+            held = self._connection is not None
             try:
                 _transact(self._connect(), batch)
             except DBAPIError as error:
@@ -224,10 +226,7 @@ class BatchWriter:
         _resolve(batch)
 
     def _connect(self) -> Connection:
-        """The connection to write on: the one kept, unless it has been idle too long (:data:`HOLD_SECONDS`),
-        else a new one from the engine's pool."""
-        if self._connection is not None and time.monotonic() - self._last_written > HOLD_SECONDS:
-            self._let_go()
+        """The connection to write on: the one kept, else a new one from the engine's pool (kept from now on)."""
         if self._connection is None:
             self._connection = self._engine.connect()
         return self._connection
