@@ -227,6 +227,19 @@ def hearts(lives: int, total: int) -> Markup:
 templates.env.globals.update(card_face=card_face, hearts=hearts)
 
 
+def yours(mine: bool, own: str, others: str = "") -> Markup:
+    """What a live region shows the viewer it is ``mine`` for (their own seat, their turn): ``own``, else
+    ``others`` (text is escaped, markup kept).
+
+    The table page's renderer, which renders such a region once for every
+    viewer, gives the templates its own ``yours`` in its place, which writes
+    both (app.api.room_pages.both_variants)."""
+    return escape(own if mine else others)
+
+
+templates.env.globals["yours"] = yours
+
+
 def qr_svg(text: str, label: str) -> Markup:
     """``text`` (a link) as a QR code: inline SVG markup, for a template.
 

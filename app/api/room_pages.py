@@ -55,17 +55,24 @@ class Region:
     ``name_slots`` (:data:`NAME_SLOTS`) where it names one; the renderer
     fills them for each viewer, "You" in their own (:func:`with_names`). One
     rendering then serves every viewer, and ``shows`` leaves the viewer out.
+    Likewise, what a region shows only the viewer it is theirs for (the marks
+    of their turn: the template's ``yours``) is written, rendered alone,
+    beside what the others see (:func:`both_variants`), where ``mine`` gives
+    from a view whether it is that viewer's; each viewer is given their
+    variant (:func:`own_variants`), and ``shows`` leaves that out too. (The
+    seats, each a region of its own, are the seat's own player's.)
     """
 
     shows: Callable[[RoomView], Hashable]
     names: bool = False
+    mine: Callable[[RoomView], bool] | None = None
 
 
 def _status(view: RoomView) -> Hashable:
     # The version is on the region (data-version): a new one each version. While playing it says
-    # nothing of the viewer but whether it is their turn.
+    # nothing of the viewer but whether it is their turn, which it writes for both (``yours``).
     if view.phase == "playing":
-        return view.version, view.your_turn
+        return view.version
     return view.version, view.you_are_host, view.you_seat is None
 
 
@@ -76,9 +83,10 @@ def _seats(view: RoomView) -> Hashable:
     return at_table, len(view.seats)
 
 
-def _seat(view: RoomView, seat: SeatInfo) -> Hashable:
-    # One seat, as this viewer sees it: ``is_you`` marks the viewer's own, and the host gets controls.
-    return seat, view.phase, view.rules.threshold, view.rules.lives, view.host_controls(seat)
+def _seat(view: RoomView, seat: SeatInfo, actions: str | None) -> Hashable:
+    # One seat as everyone sees it (its own player's marks are written for both: ``yours``), and the controls
+    # this viewer gets on it (the host's).
+    return seat, view.phase, view.rules.threshold, view.rules.lives, actions
 
 
 def _trick(view: RoomView) -> Hashable:
@@ -112,7 +120,7 @@ def _summary(view: RoomView) -> Hashable:
 
 
 LIVE_REGIONS: dict[str, Region] = {
-    "status": Region(_status),
+    "status": Region(_status, mine=lambda view: view.your_turn),
     "seats": Region(_seats),
     "trick": Region(_trick, names=True),
     "hand": Region(_hand),
@@ -127,7 +135,8 @@ LIVE_REGIONS: dict[str, Region] = {
 (:class:`Region`). A new region adds its block to ``room.html`` and a line here.
 
 ``seats`` holds the seats, each a region of its own (:data:`SEAT_IDS`, block
-``seat``, what it shows by ``_seat``): a play changes a seat or two, not the
+``seat``, what it shows by ``_seat``, rendered with the seat as everyone sees it,
+``seat``, and the viewer's controls on it, ``seat_actions``): a play changes a seat or two, not the
 set of seats. The seats go inside their container where it has
 :data:`SEAT_SLOT`, when it is sent (it changed, or the whole page is sent);
 otherwise each seat is sent alone, when it changed."""
@@ -167,6 +176,34 @@ def with_names(kept: Any, html: str, view: RoomView) -> str:
                 filled = filled.replace(slot, escape(say("You") if seat.seat == own else player_name(seat.name)))
         kept[filled_key] = filled
     return filled
+
+OWN_VARIANTS = (Markup("<!--own-->"), Markup("<!--or-->"), Markup("<!--/own-->"))
+"""Around the two things a region shows, rendered for every viewer, where the template's ``yours`` is called:
+what the viewer it is theirs for sees, then what the others see (:func:`both_variants`)."""
+
+
+def both_variants(mine: bool, own: str, others: str = "") -> Markup:
+    """The template's ``yours`` (:func:`app.rendering.yours`) where a region is rendered once for every viewer:
+    ``own`` and ``others`` both (text escaped, markup kept), between :data:`OWN_VARIANTS`, whoever ``mine``
+    is for this rendering; :func:`own_variant` then keeps one for each viewer."""
+    start, between, end = OWN_VARIANTS
+    return Markup(f"{start}{escape(own)}{between}{escape(others)}{end}")  # one Markup made, not one a join
+
+
+def own_variants(html: str) -> tuple[str, str]:
+    """``html``, a region rendered with :func:`both_variants`, as the viewers see it: what the others see, then
+    what the viewer it is theirs for (their seat, their turn) sees, so that ``own_variants(html)[mine]`` is
+    what a viewer sees."""
+    start, between, end = OWN_VARIANTS
+    first, *marked = html.split(start)
+    others, own = [first], [first]
+    for piece in marked:
+        variants, _, rest = piece.partition(end)
+        mine, _, theirs = variants.partition(between)
+        own += (mine, rest)
+        others += (theirs, rest)
+    return "".join(others), "".join(own)
+
 
 _SEAT_ID_SET = frozenset(SEAT_IDS)
 
@@ -337,25 +374,40 @@ class PageRenderer:
         spoken = language()
         regions: dict[str, str] = {}
         missing: dict[str, tuple[Block, Hashable]] = {}
+        # The regions rendered with both variants (``yours``) are kept as the pair what others see, what the
+        # viewer it is theirs for sees (:func:`own_variants`); here, which of the two this viewer gets.
+        owned: dict[str, bool] = {}
         for name, region in LIVE_REGIONS.items():
             key = (self.kind, name, spoken, region.shows(view))
-            found: str | None = kept.get(key)
+            found = kept.get(key)
+            if region.mine is not None:
+                owned[name] = region.mine(view)
+                if found is not None:
+                    found = found[owned[name]]
             if found is None:
                 missing[name] = name, key
             regions[name] = found or ""  # filled in below when missing
             if name == "seats":
-                for seat in view.seats:
-                    seat_id, seat_key = SEAT_IDS[seat.seat], (self.kind, "seat", spoken, _seat(view, seat))
+                for seat, shown in zip(view.seats, viewer.public.seats, strict=True):
+                    actions = view.host_controls(seat)
+                    seat_id, seat_key = SEAT_IDS[seat.seat], (self.kind, "seat", spoken, _seat(view, shown, actions))
+                    owned[seat_id] = seat.is_you
                     found = kept.get(seat_key)
                     if found is None:
-                        missing[seat_id] = ("seat", {"seat": seat}), seat_key
+                        missing[seat_id] = ("seat", {"seat": shown, "seat_actions": actions}), seat_key
+                    else:
+                        found = found[seat.is_you]
                     regions[seat_id] = found or ""
         if missing:
             rendered = render_each("room.html", [block for block, _ in missing.values()],
                                    {**self.context, "view": view, "parts": kept, "seat_slot": SEAT_SLOT,
-                                    "name_slots": NAME_SLOTS})
+                                    "name_slots": NAME_SLOTS, "yours": both_variants})
             for (name, (_, wanted)), html in zip(missing.items(), rendered, strict=True):
-                regions[name] = kept[wanted] = html
+                if name in owned:
+                    pair = kept[wanted] = own_variants(html)
+                    regions[name] = pair[owned[name]]
+                else:
+                    regions[name] = kept[wanted] = html
         for name in NAMED_REGIONS:
             regions[name] = with_names(kept, regions[name], view)
         if self.room_chat is not None:

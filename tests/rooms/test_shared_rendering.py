@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from app.api import room_pages
-from app.api.room_pages import LIVE_REGIONS, SEAT_IDS, PageRenderer
+from app.api.room_pages import LIVE_REGIONS, OWN_VARIANTS, SEAT_IDS, PageRenderer, both_variants, own_variants
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
 from app.game.score_sheet import score_sheet
@@ -190,6 +190,32 @@ def test_a_hand_region_is_never_shared_between_seats_and_spectators_never_get_on
                     assert html is not other_html and held_cards(html) != held_cards(other_html)
 
 
+def test_own_variants_keeps_for_each_viewer_the_variant_that_is_theirs():
+    html = f"<p class=\"seat{both_variants(True, ' you')}\">{both_variants(False, '<b>', 'to play')}</p>"
+    assert own_variants(html) == ('<p class="seat">to play</p>', '<p class="seat you">&lt;b&gt;</p>')
+    assert own_variants("<p>nobody's</p>") == ("<p>nobody's</p>", "<p>nobody's</p>")
+
+
+def test_every_page_of_a_table_of_four_gets_its_own_marks_and_no_one_elses():
+    """Each version of a deal at four: the page of the seat to play says it is their turn, on its status
+    and its seat, and no other page does; each player's own seat is marked as theirs on their page only;
+    no page gets the renderer's markers."""
+    renderers = {viewer: PageRenderer(CONTEXT, link_url=str) for viewer in FOUR_VIEWERS}
+    previous = None
+    for table in deal_at_four():
+        renderings = Renderings(table, previous)
+        for (seat, host), renderer in renderers.items():
+            regions = renderer.render(renderings.viewer(seat, host), renderings.shared)
+            page = "".join(regions.values())
+            assert not any(marker in page for marker in OWN_VARIANTS)
+            assert ("Your turn: play a card" in regions["status"]) == (seat is not None and seat == table.match.turn)
+            assert ("your-turn" in regions["status"]) == (seat is not None and seat == table.match.turn)
+            own = [name for name in SEAT_IDS if name in regions and 'class="tag you-tag"' in regions[name]]
+            assert own == ([] if seat is None else [SEAT_IDS[seat]])
+            assert ('class="link device-link"' in page) == (seat is not None)
+        previous = renderings
+
+
 def counted_renders(monkeypatch):
     """The blocks page renderers render from now on, in a list filled as they do: each by its name, a seat
     by its element id."""
@@ -226,10 +252,11 @@ def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch)
     PageRenderer(CONTEXT, link_url=str).render(third.viewer(0, True), third.shared)
     assert sorted(calls) == ["controls", "join", "seat-1", "seats", "status"]
     calls.clear()
-    # Another viewer of that version, who sees both seats otherwise (Ana's without the host's control, Ben's
-    # own), and the join form and the seats' container alike.
+    # Another viewer of that version, who sees Ben's seat otherwise (without the host's control: his own, whose
+    # marks are written for him and for the others in one rendering), Ana's seat (the host's own), the join
+    # form and the seats' container alike.
     PageRenderer(CONTEXT, link_url=str).render(third.viewer(1, False), third.shared)
-    assert sorted(calls) == ["controls", "rules", "seat-0", "seat-1", "status"]
+    assert sorted(calls) == ["controls", "rules", "seat-1", "status"]
 
 
 def test_a_play_renders_again_only_what_it_changed(monkeypatch):
@@ -248,7 +275,7 @@ def test_a_play_renders_again_only_what_it_changed(monkeypatch):
     for seat, host in ROOM_VIEWERS:
         PageRenderer(CONTEXT, link_url=str).render(second.viewer(seat, host), second.shared)
     assert not {"summary", "controls", "join", "rules", "seats"} & set(calls)
-    assert calls.count("status") == 2  # the seat to play, and everyone else
+    assert calls.count("status") == 1  # once: what the seat to play sees, and everyone else, in one rendering
 
 
 FOUR = (*SEATS[:2], Seat("Cy", "c" * 64, player="cy23456789"), Seat("Dag", "d" * 64, player="dag2345678"))
@@ -290,12 +317,11 @@ def is_mid_trick(was, now):
     return 0 < len(view_for(was, None).trick) < len(view_for(now, None).trick) < len(FOUR)
 
 
-def test_a_play_at_a_table_of_four_renders_only_the_seats_it_changed_once_for_their_player_once_for_the_rest(
-        monkeypatch):
+def test_a_play_at_a_table_of_four_renders_only_the_seats_it_changed_once_for_everyone(monkeypatch):
     """Each play of a deal at four, with each player's page and a spectator's open: a seat the play did not
-    change is not rendered again, nor is the seats' container, and a seat it changed is rendered twice (as
-    its own player sees it, and as everyone else does). A card played mid-trick changes two seats: the one
-    who played it, and the one to play next. Each page is sent those seats alone."""
+    change is not rendered again, nor is the seats' container, and a seat it changed is rendered once (what
+    its own player sees and what everyone else does, in one rendering). A card played mid-trick changes two
+    seats: the one who played it, and the one to play next. Each page is sent those seats alone."""
     plays_mid_trick = 0
     for previous, renderings, calls, frames in plays_at_four(monkeypatch):
         if previous is None:
@@ -305,8 +331,7 @@ def test_a_play_at_a_table_of_four_renders_only_the_seats_it_changed_once_for_th
         changed = {seat.seat for seat, before in zip(renderings.public().seats, previous.public().seats,
                                                      strict=True) if seat != before}
         assert "seats" not in calls
-        assert sorted(name for name in calls if name.startswith("seat-")) == sorted(
-            SEAT_IDS[seat] for seat in changed for _ in range(2))
+        assert sorted(name for name in calls if name.startswith("seat-")) == sorted(SEAT_IDS[seat] for seat in changed)
         for sent in frames.values():
             assert 'id="seats"' not in sent
             assert set(re.findall(r'<article id="(seat-\d)"', sent)) == {SEAT_IDS[seat] for seat in changed}
