@@ -59,8 +59,8 @@ class Region:
     of their turn: the template's ``yours``) is written, rendered alone,
     beside what the others see (:func:`both_variants`), where ``mine`` gives
     from a view whether it is that viewer's; each viewer is given their
-    variant (:func:`own_variants`), and ``shows`` leaves that out too. (The
-    seats, each a region of its own, are the seat's own player's.)
+    variant (:func:`own_variants`), and ``shows`` leaves that out too. Each
+    seat (a region of its own) is done alike, its own player's variant theirs.
     """
 
     shows: Callable[[RoomView], Hashable]
@@ -177,6 +177,7 @@ def with_names(kept: Any, html: str, view: RoomView) -> str:
         kept[filled_key] = filled
     return filled
 
+
 OWN_VARIANTS = (Markup("<!--own-->"), Markup("<!--or-->"), Markup("<!--/own-->"))
 """Around the two things a region shows, rendered for every viewer, where the template's ``yours`` is called:
 what the viewer it is theirs for sees, then what the others see (:func:`both_variants`)."""
@@ -185,7 +186,7 @@ what the viewer it is theirs for sees, then what the others see (:func:`both_var
 def both_variants(mine: bool, own: str, others: str = "") -> Markup:
     """The template's ``yours`` (:func:`app.rendering.yours`) where a region is rendered once for every viewer:
     ``own`` and ``others`` both (text escaped, markup kept), between :data:`OWN_VARIANTS`, whoever ``mine``
-    is for this rendering; :func:`own_variant` then keeps one for each viewer."""
+    is for this rendering; :func:`own_variants` then gives each viewer theirs."""
     start, between, end = OWN_VARIANTS
     return Markup(f"{start}{escape(own)}{between}{escape(others)}{end}")  # one Markup made, not one a join
 
