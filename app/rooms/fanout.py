@@ -38,25 +38,31 @@ class Kept:
 
     __slots__ = ("_before", "_now")
 
-    def __init__(self, before: dict[Hashable, Any] | None = None) -> None:
+    def __init__(self, before: dict[Hashable, tuple[Hashable, Any]] | None = None) -> None:
         # Two dicts, not a generation mark on each entry: letting go of what a version did not use is
-        # dropping one dict, and the entries are no objects of their own for the collector to look at.
-        self._now: dict[Hashable, Any] = {}
+        # dropping one dict. Each entry is the key it was kept under and the thing kept.
+        self._now: dict[Hashable, tuple[Hashable, Any]] = {}
         """What this version used or made."""
-        self._before: dict[Hashable, Any] = {} if before is None else before
+        self._before: dict[Hashable, tuple[Hashable, Any]] = {} if before is None else before
         """What the version before used or made, and this one has not used yet."""
 
     def get(self, key: Hashable) -> Any | None:
-        """What was kept under ``key`` in this version or the one before (``None``: nothing)."""
-        found = self._now.get(key)
-        if found is None:
-            found = self._before.pop(key, None)
-            if found is not None:
-                self._now[key] = found
-        return found
+        """What was kept under ``key`` in this version or the one before (``None``: nothing).
+
+        Found from the version before, it stays under the key it was kept under, not ``key``: that one is
+        older, which the garbage collector no longer looks at, and ``key`` (a new tuple, often holding parts
+        of the new version's view) is let go at once instead of living as long as the version.
+        """
+        entry = self._now.get(key)
+        if entry is None:
+            entry = self._before.pop(key, None)
+            if entry is None:
+                return None
+            self._now[entry[0]] = entry
+        return entry[1]
 
     def __setitem__(self, key: Hashable, value: Any) -> None:
-        self._now[key] = value
+        self._now[key] = (key, value)
 
     def __len__(self) -> int:
         """How many things this version used or made."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sys
 
 import pytest
 
@@ -210,6 +211,24 @@ def test_what_a_version_keeps_lasts_while_later_versions_use_it_and_one_version_
     fourth["d"] = "D"
     fourth.settle()
     assert fourth.get("a") is None and fourth.get("d") == "D"
+
+
+def test_a_thing_found_again_stays_under_the_key_it_was_kept_under():
+    """A later version asks with a new key equal to the first: the store keeps the first key object and holds
+    no reference to the new one, which the collector would otherwise look at for as long as the version."""
+    def key(version: int) -> tuple[object, ...]:
+        return "page", "status", "en", (version, True)  # a new tuple each call
+
+    first_key = key(7)
+    kept = Kept()
+    kept[first_key] = "S"
+    second = kept.following()
+    asked = key(7)
+    assert asked == first_key and asked is not first_key
+    assert second.get(asked) == "S"
+    assert sys.getrefcount(asked) == 2  # the name here and getrefcount's argument: the store keeps none
+    third = second.following()
+    assert third.get(key(7)) == "S" and len(third) == 1
 
 
 def test_each_version_builds_each_viewers_view_once_and_passes_on_what_renderers_keep():
