@@ -12,6 +12,7 @@ same limits and gets the same error codes.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import json
 from collections.abc import Callable, Sequence
@@ -396,13 +397,13 @@ def state_json(view: RoomView) -> dict[str, Any]:
     return {**public_state_json(view), "you": you_json(view)}
 
 
-def public_state_json(view: RoomView, *, score_sheet: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def public_state_json(view: RoomView, *, score_sheet: Any = None, last_deal: Any = None) -> dict[str, Any]:
     """The ``state`` object without ``you``: the same for every viewer of one version.
 
-    ``score_sheet`` is :func:`score_sheet_json` of the view's score sheet where the caller has it already.
+    ``score_sheet`` and ``last_deal`` are :func:`score_sheet_json` and :func:`last_deal_json` of the view
+    where the caller has them already (as they are, or as JSON text in an ``orjson.Fragment``).
     """
     match = view.match
-    summary = view.summary
     return {
         "code": view.code,
         "phase": view.phase,
@@ -429,22 +430,31 @@ def public_state_json(view: RoomView, *, score_sheet: list[dict[str, Any]] | Non
         "leader": match.leader if match else None,
         "trick": _trick_json(match.trick) if match else [],
         "previous_trick": _trick_json(match.previous_trick) if match else [],
-        "last_deal": None if summary is None else {
-            "deal": summary.deal,
-            "trick_winner": summary.trick_winner,
-            "card": summary.card.code,
-            "penalties": [{"seat": s, "points": p, "card": c.code, "total": t} for s, p, c, t in summary.penalties],
-            "lives_lost": [{"seat": s, "lives": left, "total": t} for s, left, t in summary.lives_lost],
-            "eliminated": [{"seat": s, "total": t} for s, t in summary.eliminated],
-            "reinstated": [{"seat": s, "total": t} for s, t in summary.reinstated],
-            "winners": list(summary.winners),
-            "text": view.summary_text,
-        },
+        "last_deal": last_deal_json(view) if last_deal is None else last_deal,
         "winners": list(match.winners) if match else [],
         "match_id": view.match_id,
         "standings": [{"place": line.place, "seat": line.seat, "name": line.name, "score": line.score}
                       for line in view.standings],
         "score_sheet": score_sheet_json(view.score_sheet) if score_sheet is None else score_sheet,
+    }
+
+
+def last_deal_json(view: RoomView) -> dict[str, Any] | None:
+    """The state's ``last_deal``: how the last completed deal ended, in facts and in words (``None``
+    before one has)."""
+    summary = view.summary
+    if summary is None:
+        return None
+    return {
+        "deal": summary.deal,
+        "trick_winner": summary.trick_winner,
+        "card": summary.card.code,
+        "penalties": [{"seat": s, "points": p, "card": c.code, "total": t} for s, p, c, t in summary.penalties],
+        "lives_lost": [{"seat": s, "lives": left, "total": t} for s, left, t in summary.lives_lost],
+        "eliminated": [{"seat": s, "total": t} for s, t in summary.eliminated],
+        "reinstated": [{"seat": s, "total": t} for s, t in summary.reinstated],
+        "winners": list(summary.winners),
+        "text": view.summary_text,
     }
 
 
@@ -495,17 +505,45 @@ def _you(seat: int | None, host: bool, player: str | None, hand: tuple[HandCard,
     }
 
 
-def _compact(value: dict[str, Any] | None) -> str:
-    """``value`` as compact JSON text, non-ASCII characters as they are (the text ``json.dumps`` gives with
-    ``separators=(",", ":")`` and ``ensure_ascii=False``).
+def _compact(value: Any) -> str:
+    """``value`` as compact JSON text in ASCII: the text ``json.dumps`` gives with ``separators=(",", ":")``
+    (every character past ASCII written as a ``\\u`` escape; only DEL, U+007F, may stay as it is).
 
-    orjson writes a state about nine times faster than the standard library; a text it refuses (a lone
-    surrogate, which only a client's own words could bring) is left to the standard library, as before.
+    orjson writes a state about nine times faster than the standard library; the few characters past
+    ASCII (a suit's sign in a deal's summary, a name) are then escaped (:func:`_ascii`). A text orjson
+    refuses (a lone surrogate, which only a client's own words could bring) is left to the standard library.
     """
     try:
-        return orjson.dumps(value).decode()
+        text = orjson.dumps(value).decode()
     except orjson.JSONEncodeError:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(value, separators=(",", ":"))
+    return _ascii(text)
+
+
+def _ascii(text: str) -> str:
+    """JSON ``text`` with every character past ASCII written as the standard library's ``\\u`` escape.
+
+    A frame in ASCII is sent as it is. One holding a single character past ASCII would be kept in two or
+    four bytes a character, and turned into UTF-8 again for every socket it is sent to.
+    """
+    return text if text.isascii() else text.encode("ascii", _ESCAPE_PAST_ASCII).decode("ascii")
+
+
+def _escape_past_ascii(error: UnicodeError) -> tuple[str, int]:
+    """The codec error handler of :func:`_ascii`: the JSON escapes of the characters ``error`` is about."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    return "".join(_escaped(character) for character in error.object[error.start:error.end]), error.end
+
+
+@functools.lru_cache(maxsize=1024)
+def _escaped(character: str) -> str:
+    """One character's JSON escape as the standard library writes it (a pair of surrogates past U+FFFF)."""
+    return json.dumps(character)[1:-1]
+
+
+_ESCAPE_PAST_ASCII = "cucumber-json-escape"
+codecs.register_error(_ESCAPE_PAST_ASCII, _escape_past_ascii)
 
 
 def state_message(view: RoomView) -> str:
@@ -539,22 +577,60 @@ def link_message(link: Link, url: str) -> str:
                      "url": url, "secret": link.secret, "expires_in": link.lifetime})
 
 
-def _sheet_json(kept: Any, sheet: tuple[DealScore, ...]) -> list[dict[str, Any]]:
-    """:func:`score_sheet_json` of ``sheet``, kept in ``kept`` (a :class:`~app.rooms.fanout.Kept` or a dict)
-    from one version to the next: a room's sheet changes once a deal, and its JSON grows with every deal.
+def _state_head(public: RoomView, kept: Any) -> str:
+    """The ``state`` frame of ``public`` up to where its ``you`` begins: the part every viewer of this
+    version who reads its language gets alike.
+
+    The score sheet and the last deal's summary stay as they are for many versions (the sheet grows by a
+    line a deal): their JSON is written once and kept in ``kept`` (a :class:`~app.rooms.fanout.Kept` or a
+    dict) for the versions after (:func:`_sheet_fragment`, :func:`_last_deal_fragment`).
+    """
+    state = public_state_json(public, score_sheet=_sheet_fragment(kept, public.score_sheet),
+                              last_deal=_last_deal_fragment(kept, public))
+    state["you"] = None
+    try:
+        whole = _ascii(orjson.dumps({"type": "state", "version": public.version, "state": state}).decode())
+    except orjson.JSONEncodeError:  # a text orjson refuses: all of it as the standard library writes it
+        whole = _compact({"type": "state", "version": public.version, "state": {**public_state_json(public),
+                                                                               "you": None}})
+    return whole[:-len(',"you":null}}')]
+
+
+def _sheet_fragment(kept: Any, sheet: tuple[DealScore, ...]) -> orjson.Fragment:
+    """The JSON of :func:`score_sheet_json` of ``sheet``, kept in ``kept`` from one version to the next:
+    a room's sheet changes once a deal, and its JSON grows with every deal.
 
     It is found again only for the very sheet it was made from (the entry holds that tuple, whose deals
     never change, so no other sheet can take its place); a new sheet replaces it.
     """
     found = kept.get(_SHEET_KEY)
     if found is not None and found[0] is sheet:
-        return cast(list[dict[str, Any]], found[1])
-    made = score_sheet_json(sheet)
+        return cast(orjson.Fragment, found[1])
+    made = orjson.Fragment(_compact(score_sheet_json(sheet)))
     kept[_SHEET_KEY] = (sheet, made)
     return made
 
 
 _SHEET_KEY = ("json", "score_sheet")
+
+
+def _last_deal_fragment(kept: Any, public: RoomView) -> orjson.Fragment | None:
+    """The JSON of :func:`last_deal_json` of ``public`` in the language being spoken, kept in ``kept`` from
+    one version to the next: a room's last deal stays the same for a whole deal (``None``: no deal yet).
+
+    It is found again only for the very summary it was made from, told with the same names.
+    """
+    summary = public.summary
+    if summary is None:
+        return None
+    key = ("json", "last_deal", language())
+    names = public.seat_names
+    found = kept.get(key)
+    if found is not None and found[0] is summary and found[1] == names:
+        return cast(orjson.Fragment, found[2])
+    made = orjson.Fragment(_compact(last_deal_json(public)))
+    kept[key] = (summary, names, made)
+    return made
 
 
 class JsonRenderer:
@@ -582,11 +658,7 @@ class JsonRenderer:
         key = (self.kind, language())
         head = shared.get(key)
         if head is None:
-            public = viewer.public
-            sheet = _sheet_json(getattr(shared, "kept", shared), public.score_sheet)
-            whole = _compact({"type": "state", "version": public.version,
-                              "state": {**public_state_json(public, score_sheet=sheet), "you": None}})
-            head = shared[key] = whole[:-len(',"you":null}}')]
+            head = shared[key] = _state_head(viewer.public, getattr(shared, "kept", shared))
         return head, _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand))
 
     def frame(self, payload: tuple[str, str], *, whole: bool = False) -> str:

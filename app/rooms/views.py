@@ -8,6 +8,7 @@ reaches nobody but its owner.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 from app.game.match import Deal, Match
@@ -220,7 +221,7 @@ def public_view(table: Table, known_sheet: KnownSheet | None = None) -> RoomView
         version=table.version,
         phase=phase,
         rules=rules,
-        preset=preset_name(rules),
+        preset=_preset_name(rules),
         seats=tuple(seats),
         spectators=table.spectators,
         host_seat=host_seat,
@@ -235,6 +236,10 @@ def public_view(table: Table, known_sheet: KnownSheet | None = None) -> RoomView
         turn_remaining=table.turn_remaining,
         score_sheet=_sheet(match, known_sheet),
     )
+
+
+_preset_name = functools.lru_cache(maxsize=256)(preset_name)
+"""The engine's :func:`~app.game.rules.preset_name`, once per rules: every version of a room asks it again."""
 
 
 def _sheet(match: Match | None, known: KnownSheet | None) -> tuple[DealScore, ...]:

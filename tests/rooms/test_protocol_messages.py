@@ -6,9 +6,12 @@ import json
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
+from app.rooms import protocol
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Seat, Target
 from app.rooms.protocol import (
@@ -128,8 +131,23 @@ def test_an_error_frame_carries_the_code_and_the_message():
 
 @pytest.mark.parametrize("message", ["only the host", "Åsa, Zoë 🥒 and 'Ben' said \"no\"\n\t\u0001 / \u2028 </script>"])
 def test_frames_are_the_compact_json_the_standard_library_writes(message):
-    assert error_message(ErrorCode.NOT_HOST, message) == json.dumps(
-        {"type": "error", "code": "not_host", "message": message}, separators=(",", ":"), ensure_ascii=False)
+    frame = error_message(ErrorCode.NOT_HOST, message)
+    assert frame == json.dumps({"type": "error", "code": "not_host", "message": message}, separators=(",", ":"))
+    assert frame.isascii() and json.loads(frame)["message"] == message
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**53, 2**53) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12)
+
+
+@given(JSON_VALUES)
+def test_any_value_is_written_in_ascii_as_the_standard_library_writes_it(value):
+    # Names, chat and summaries bring characters past ASCII (accents, suits' signs, emoji past U+FFFF).
+    text = protocol._compact(value)
+    assert text.isascii() and json.loads(text) == value
+    assert text.replace("\x7f", "\\u007f") == json.dumps(value, separators=(",", ":"))  # DEL may stay as it is
 
 
 def test_a_text_the_fast_encoder_refuses_is_written_as_before():
@@ -137,7 +155,7 @@ def test_a_text_the_fast_encoder_refuses_is_written_as_before():
     # the standard library writes it instead of failing.
     message = "no \ud800 here"
     assert error_message(ErrorCode.BAD_REQUEST, message) == json.dumps(
-        {"type": "error", "code": "bad_request", "message": message}, separators=(",", ":"), ensure_ascii=False)
+        {"type": "error", "code": "bad_request", "message": message}, separators=(",", ":"))
 
 
 @pytest.mark.parametrize("code", ["en", "de"])

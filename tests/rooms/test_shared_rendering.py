@@ -8,6 +8,7 @@ import random
 import re
 from dataclasses import replace
 
+import orjson
 import pytest
 
 from app.api import room_pages
@@ -154,12 +155,33 @@ def test_a_kept_score_sheet_is_found_again_only_for_the_very_sheet_it_was_made_f
     match = next(table.match for table in room_life(1) if table.match is not None and len(table.match.history) > 1)
     sheet = score_sheet(match)
     kept = {}
-    made = protocol._sheet_json(kept, sheet)
-    assert made == protocol.score_sheet_json(sheet) and protocol._sheet_json(kept, sheet) is made
+    made = protocol._sheet_fragment(kept, sheet)
+    assert orjson.dumps(made) == orjson.dumps(protocol.score_sheet_json(sheet))
+    assert protocol._sheet_fragment(kept, sheet) is made
     shorter = sheet[:-1]
-    assert protocol._sheet_json(kept, shorter) == protocol.score_sheet_json(shorter)
+    assert orjson.dumps(protocol._sheet_fragment(kept, shorter)) == orjson.dumps(protocol.score_sheet_json(shorter))
     equal = tuple(replace(line) for line in sheet)  # the same deals, another tuple: worked out again
-    assert protocol._sheet_json(kept, equal) is not made
+    assert protocol._sheet_fragment(kept, equal) is not made
+
+
+def test_a_kept_last_deal_is_found_again_only_for_the_same_summary_told_with_the_same_names():
+    table = next(table for table in room_life(1) if table.last_summary is not None)
+    public = room_view(table, None)
+    kept = {}
+    made = protocol._last_deal_fragment(kept, public)
+    assert json.loads(orjson.dumps(made)) == protocol.last_deal_json(public)
+    assert protocol._last_deal_fragment(kept, public) is made
+    taker = table.last_summary.trick_winner  # named in the first sentence
+    seats = list(public.seats)
+    seats[taker] = replace(seats[taker], name="Zoë")
+    renamed = replace(public, seats=tuple(seats))
+    told = protocol._last_deal_fragment(kept, renamed)
+    assert json.loads(orjson.dumps(told)) == protocol.last_deal_json(renamed) != protocol.last_deal_json(public)
+    with speaking("de"):
+        german = protocol._last_deal_fragment(kept, renamed)
+        assert json.loads(orjson.dumps(german)) == protocol.last_deal_json(renamed)
+    assert protocol._last_deal_fragment(kept, renamed) is told  # kept for each language apart
+    assert protocol._last_deal_fragment(kept, replace(public, summary=None)) is None
 
 
 def held_cards(html):
