@@ -8,6 +8,7 @@ under its lock and announces the result.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from app.game.errors import GameError
 from app.game.events import CardPlayed
@@ -93,15 +94,16 @@ class CurrentMatch:
             self.finish_pending = True
             await self.store_finish()
 
-    async def deal_next(self, rng: random.Random) -> bool:
-        """Deal the next deal if one is due; ``False`` when storage failed and nothing changed.
+    async def deal_next(self, shuffler: Callable[[], random.Random]) -> bool:
+        """Deal the next deal if one is due, shuffled by the generator ``shuffler`` gives (asked only
+        then); ``False`` when storage failed and nothing changed.
 
         A retry stores the same deal: the first attempt may have reached the database.
         """
         if self.match is None or self.match_id is None or not self.match.needs_deal:
             return True
         if self._next_deal is None or self._next_deal[0] is not self.match:
-            self._next_deal = (self.match, deal_cards(self.match, rng)[0])
+            self._next_deal = (self.match, deal_cards(self.match, shuffler())[0])
         match = self._next_deal[1]
         try:
             await self._store.record_deal(match_id=self.match_id, match=match)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
 
 import pytest
@@ -247,3 +248,26 @@ async def test_a_new_room_never_takes_over_a_stored_rooms_row(store, monkeypatch
         seats = connection.exec_driver_sql("SELECT room_code, name FROM seats ORDER BY room_code").all()
     assert [tuple(row) for row in seats] == [(old.code, "Ana"), ("ZZZZ9", "Ben")]
     new.close()
+
+
+async def test_each_deal_is_shuffled_by_a_generator_of_its_own_seeded_by_the_system(store, monkeypatch):
+    # The system's generator costs a system call for every card of the pack: a room without a generator
+    # of its own shuffles each deal with a fast one, seeded with 256 bits taken from the system's.
+    taken = []
+    real = random.SystemRandom.getrandbits
+    monkeypatch.setattr(random.SystemRandom, "getrandbits", lambda self, bits: taken.append(bits) or real(self, bits))
+    monkeypatch.setattr(random.SystemRandom, "random", lambda self: pytest.fail("a card drawn from the system"))
+    rules = Rules(hand_size=3, threshold=50, lives=3)  # four deals, and the match still on
+    room = Room(code="ROOM7", rules=rules, store=store, timing=Timing(deal_pause=60))
+    await play_first_deal(room)
+    deals = {room.match.deal.dealt_hand(0)}
+    for _ in range(3):
+        await room.deal_next()
+        await room.deal_next()  # nothing due: nothing taken
+        deals.add(room.match.deal.dealt_hand(0))
+        while not room.match.needs_deal:
+            seat = room.match.turn
+            await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
+    assert taken.count(256) == 4 and len(deals) == 4  # the first deal, then three more (ids take a few bits)
+    seeded = Room(code="ROOM8", rules=Rules(), store=store, rng=random.Random(4))
+    assert seeded._dealing() is seeded._rng  # a given generator deals as it is (tests, replays)
