@@ -247,7 +247,18 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
     an allowance is told ``rate_limited`` and closed with 1008. Everything this
     connection is sent is said in ``language``. ``viewer`` is the anonymous id its person chats under
     without a seat (``None``: one for this connection only).
+
+    It runs in a task of its own, which this call waits for (cancelling this call cancels it). Under the
+    route there are a dozen layers of middleware and routing, each a coroutine waiting on the next, and a
+    task resumes all of them each time it goes on: each frame received, each play committed.
     """
+    await asyncio.get_running_loop().create_task(_serve(websocket, room, settings, token_hash, renderer,
+                                                        adapt=adapt, language=language, viewer=viewer))
+
+
+async def _serve(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None, renderer: Renderer,
+                 *, adapt: Callable[[dict[str, Any]], dict[str, Any]] | None, language: str,
+                 viewer: str | None) -> None:
     metrics = get_metrics(websocket)
     limiter = get_limiter(websocket)
     conn = Connection(token_hash=token_hash, renderer=renderer, socket=WebSocketTransport(websocket),
