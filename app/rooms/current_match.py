@@ -8,7 +8,6 @@ under its lock and announces the result.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from app.game.errors import GameError
 from app.game.events import CardPlayed
@@ -20,6 +19,20 @@ from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore, StorageUnavailable
 from app.rooms.schedule import moment_of
 from app.wording.errors import EngineProblem, problem
+
+
+def shuffler(rng: random.Random) -> random.Random:
+    """The generator a deal is shuffled with, from a room's ``rng``: ``rng`` itself where it is a seeded
+    generator (tests and replays give one), and for the system's generator a fast one seeded for this
+    deal alone from it.
+
+    A shuffle takes a number for every card of the pack: from the system's generator, that is a system
+    call each. Seeded with 256 bits the system chose, and used for one deal only, the fast generator
+    gives nothing away that could tell another deal.
+    """
+    if isinstance(rng, random.SystemRandom):
+        return random.Random(rng.getrandbits(256))
+    return rng
 
 
 class CurrentMatch:
@@ -56,13 +69,14 @@ class CurrentMatch:
         self.match, self.last_summary = None, None
 
     async def start(self, players: list[str], rules: Rules, rng: random.Random) -> None:
-        """Start a new match between ``players`` (names in seat order) and deal its first deal.
+        """Start a new match between ``players`` (names in seat order) and deal its first deal, shuffled as
+        :func:`shuffler` says from ``rng``.
 
         The last match's end is stored first if it is not yet (:meth:`settle`): starting a match
         abandons any other of the room still in progress in storage.
         """
         await self.settle()
-        match, _ = deal_cards(new_match(players, rules), rng)
+        match, _ = deal_cards(new_match(players, rules), shuffler(rng))
         match_id = new_match_id()
         await self._store.start_match(match_id=match_id, room_code=self._room_code, match=match)
         self.match, self.match_id, self.last_summary = match, match_id, None
@@ -94,16 +108,16 @@ class CurrentMatch:
             self.finish_pending = True
             await self.store_finish()
 
-    async def deal_next(self, shuffler: Callable[[], random.Random]) -> bool:
-        """Deal the next deal if one is due, shuffled by the generator ``shuffler`` gives (asked only
-        then); ``False`` when storage failed and nothing changed.
+    async def deal_next(self, rng: random.Random) -> bool:
+        """Deal the next deal if one is due, shuffled as :func:`shuffler` says from ``rng``; ``False`` when
+        storage failed and nothing changed.
 
         A retry stores the same deal: the first attempt may have reached the database.
         """
         if self.match is None or self.match_id is None or not self.match.needs_deal:
             return True
         if self._next_deal is None or self._next_deal[0] is not self.match:
-            self._next_deal = (self.match, deal_cards(self.match, shuffler())[0])
+            self._next_deal = (self.match, deal_cards(self.match, shuffler(rng))[0])
         match = self._next_deal[1]
         try:
             await self._store.record_deal(match_id=self.match_id, match=match)

@@ -238,7 +238,7 @@ class Room:
             self.lobby.require_host(token_hash)
             self.current.require_not_playing("match_running")
             self.lobby.require_players()
-            await self.current.start([seat.name for seat in self.seats], self.lobby.rules, self._dealing())
+            await self.current.start([seat.name for seat in self.seats], self.lobby.rules, self._rng)
             self.presence.end_steps()
             self._changed()
 
@@ -267,7 +267,7 @@ class Room:
         """
         async with self.lock:
             before = self.match
-            done = await self.current.deal_next(self._dealing)
+            done = await self.current.deal_next(self._rng)
             if self.match is not before:
                 self._changed()
             return done
@@ -327,18 +327,6 @@ class Room:
         """Store the room with ``lobby``, then make it the room's (refused, nothing changed, if storage fails)."""
         await self._store.save_room(code=self.code, lobby=lobby, created_at=self.created_at, new=not self.stored)
         self.lobby, self.stored = lobby, True
-
-    def _dealing(self) -> random.Random:
-        """The generator the next deal is shuffled with: the room's own where it was given one (tests and
-        replays give a seeded one), else a fast one seeded for this deal alone from the system's.
-
-        A shuffle takes a number for every card of the pack: from the system's generator, that is a system
-        call each. Seeded with 256 bits the system chose, and used for one deal only, the fast generator
-        gives nothing away that could tell another deal.
-        """
-        if isinstance(self._rng, random.SystemRandom):
-            return random.Random(self._rng.getrandbits(256))
-        return self._rng
 
     def _compute_away(self) -> frozenset[int]:
         if self.phase != "playing":

@@ -11,6 +11,7 @@ import pytest
 from app.game.rules import Rules
 from app.identity import hash_token
 from app.rooms.connection import Connection
+from app.rooms.current_match import shuffler
 from app.rooms.errors import RoomError
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
@@ -269,5 +270,5 @@ async def test_each_deal_is_shuffled_by_a_generator_of_its_own_seeded_by_the_sys
             seat = room.match.turn
             await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
     assert taken.count(256) == 4 and len(deals) == 4  # the first deal, then three more (ids take a few bits)
-    seeded = Room(code="ROOM8", rules=Rules(), store=store, rng=random.Random(4))
-    assert seeded._dealing() is seeded._rng  # a given generator deals as it is (tests, replays)
+    seeded = random.Random(4)
+    assert shuffler(seeded) is seeded  # a given generator deals as it is (tests, replays)
