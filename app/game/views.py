@@ -7,7 +7,6 @@ part only). Every page, fragment and message is built from these views.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from app.game.cards import Card
@@ -26,8 +25,7 @@ class TrickCard(NamedTuple):
     card: Card
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(NamedTuple):
     """The public state of one seat (docs/rules.md §2.6, §2.8).
 
     ``played`` holds the cards this seat played in the finished tricks of
@@ -60,8 +58,7 @@ class HandCard(NamedTuple):
     reason: Refusal | None
 
 
-@dataclass(frozen=True, slots=True)
-class HandView:
+class HandView(NamedTuple):
     """The viewer's own hand, lowest rank first, with the legal cards marked."""
 
     seat: int
@@ -78,8 +75,7 @@ class HandView:
         return tuple(held.card for held in self.cards if held.legal)
 
 
-@dataclass(frozen=True, slots=True)
-class MatchView:
+class MatchView(NamedTuple):
     """Everything one viewer may see of a match at one moment.
 
     - ``phase``: ``"waiting"`` (no deal yet), ``"playing"``, ``"deal_over"``

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from app.bots.strength import BotStrength
 from app.game.match import Match
@@ -75,8 +76,7 @@ class TurnClock:
         return None if seconds is None else max(0.0, seconds - (now - self.started))
 
 
-@dataclass(frozen=True, slots=True)
-class TurnFacts:
+class TurnFacts(NamedTuple):
     """What decides whether the seat to play is played for, at one moment.
 
     ``bot``: the seat's bot strength, ``None`` for a person; ``absent_for``:
@@ -93,8 +93,7 @@ class TurnFacts:
     anyone_here: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Due:
+class Due(NamedTuple):
     """A seat's card is due from a bot in ``delay`` seconds, played as ``strength``.
 
     ``reason`` is ``"bot"``, ``"away"``, ``"clock"`` or ``"none"`` (never).
@@ -153,8 +152,7 @@ class Action(StrEnum):
     """Make a present player host in place of a host who has been gone the grace period."""
 
 
-@dataclass(frozen=True, slots=True)
-class TableFacts:
+class TableFacts(NamedTuple):
     """A room's timing facts at one moment, in seconds.
 
     ``finish_pending``: a finished match is not stored yet; ``playing``: a

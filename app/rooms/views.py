@@ -9,8 +9,9 @@ reaches nobody but its owner.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
+from app.game.cards import Card
 from app.game.match import Deal, Match
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
 from app.game.score_sheet import DealScore, score_sheet
@@ -24,16 +25,27 @@ KnownSheet = tuple[tuple[Deal, ...], tuple[DealScore, ...]]
 """A match's completed deals and the score sheet worked out from them."""
 
 
-@dataclass(frozen=True, slots=True)
-class SeatInfo(SeatView):
-    """One seat as everyone sees it: the engine's public seat, and who sits there.
+class SeatInfo(NamedTuple):
+    """One seat as everyone sees it: the engine's public seat (:class:`~app.game.views.SeatView`, whose
+    fields come first), and who sits there.
 
     ``player`` is the occupant's public id (actions aimed at this seat name
     it); ``bot`` is a bot's strength (``None`` for a person); ``away``
     whether a bot plays for a person who has been gone past the grace period,
     or who stepped away (``stepped_away``: handed the seat to the bot by choice).
+
+    The views of a room are named tuples, as the engine's: every version builds them again for each seat.
     """
 
+    seat: int
+    name: str
+    score: int
+    lives: int
+    eliminated: bool
+    is_dealer: bool
+    is_turn: bool
+    cards_left: int
+    played: tuple[Card, ...]
     player: str
     bot: str | None
     is_host: bool
@@ -43,8 +55,7 @@ class SeatInfo(SeatView):
     stepped_away: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Standing:
+class Standing(NamedTuple):
     """A line of the final standings: place (from 1), seat, name and total points."""
 
     place: int
@@ -53,8 +64,7 @@ class Standing:
     score: int
 
 
-@dataclass(frozen=True, slots=True)
-class RoomView:
+class RoomView(NamedTuple):
     """Everything one viewer may see of a room at one version.
 
     ``you_seat`` is ``None`` for a spectator (the host may watch without a
@@ -148,8 +158,7 @@ class RoomView:
         return len(self.seats) < MAX_PLAYERS
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+class Table(NamedTuple):
     """A room's facts at one version, everything any view of it is built from.
 
     ``host`` is the host's token hash; ``connected`` the seats with a live
@@ -198,17 +207,9 @@ def public_view(table: Table, known_sheet: KnownSheet | None = None) -> RoomView
         public = engine_view.seats[index] if engine_view is not None and index < len(engine_view.seats) else None
         if public is None:  # the lobby: nobody has played yet
             public = SeatView(index, seat_state.name, 0, table.rules.lives, False, False, False, 0, ())
-        seats.append(SeatInfo(
-            seat=public.seat, name=public.name, score=public.score, lives=public.lives, eliminated=public.eliminated,
-            is_dealer=public.is_dealer, is_turn=public.is_turn, cards_left=public.cards_left, played=public.played,
-            player=seat_state.player,
-            bot=seat_state.bot,
-            is_host=index == host_seat,
-            is_you=False,
-            connected=seat_state.is_bot or index in table.connected,
-            away=index in table.away,
-            stepped_away=index in table.stepped and index in table.away,
-        ))
+        seats.append(SeatInfo(*public, seat_state.player, seat_state.bot, index == host_seat, False,
+                              seat_state.is_bot or index in table.connected, index in table.away,
+                              index in table.stepped and index in table.away))
     standings: tuple[Standing, ...] = ()
     if match is not None and match.finished:
         places = placings(match)
@@ -273,12 +274,12 @@ def viewer_view(public: RoomView, table: Table, seat: int | None, *, host: bool 
     if hand is None:
         hand = own_hand(table, seat)
     if hand is not None and engine_view is not None:
-        engine_view = replace(engine_view, you=hand)
+        engine_view = engine_view._replace(you=hand)
     seats = public.seats
     if seat is not None and seat < len(seats):  # the public seats are nobody's: only the viewer's own changes
-        seats = (*seats[:seat], replace(seats[seat], is_you=True), *seats[seat + 1:])
-    return replace(public, you_seat=seat, you_are_host=host, hand=hand.cards if hand is not None else (),
-                   match=engine_view, seats=seats)
+        seats = (*seats[:seat], seats[seat]._replace(is_you=True), *seats[seat + 1:])
+    return public._replace(you_seat=seat, you_are_host=host, hand=hand.cards if hand is not None else (),
+                           match=engine_view, seats=seats)
 
 
 def own_hand(table: Table, seat: int | None) -> HandView | None:

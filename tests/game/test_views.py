@@ -151,7 +151,7 @@ def test_a_players_view_is_the_public_view_with_their_own_hand():
     match, _ = deal_cards(new_match(["Ana", "Ben", "Cy"], Rules(hand_size=4)), rng)
     for _ in range(6):
         for seat in range(match.seat_count):
-            assert view_for(match, seat) == dataclasses.replace(view_for(match, None), you=hand_view(match, seat))
+            assert view_for(match, seat) == view_for(match, None)._replace(you=hand_view(match, seat))
         seat = match.turn
         match, _ = play(match, rng.choice(match.legal_cards(seat)), seat)
 

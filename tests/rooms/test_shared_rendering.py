@@ -173,15 +173,15 @@ def test_a_kept_last_deal_is_found_again_only_for_the_same_summary_told_with_the
     assert protocol._last_deal_fragment(kept, public) is made
     taker = table.last_summary.trick_winner  # named in the first sentence
     seats = list(public.seats)
-    seats[taker] = replace(seats[taker], name="Zoë")
-    renamed = replace(public, seats=tuple(seats))
+    seats[taker] = seats[taker]._replace(name="Zoë")
+    renamed = public._replace(seats=tuple(seats))
     told = protocol._last_deal_fragment(kept, renamed)
     assert json.loads(orjson.dumps(told)) == protocol.last_deal_json(renamed) != protocol.last_deal_json(public)
     with speaking("de"):
         german = protocol._last_deal_fragment(kept, renamed)
         assert json.loads(orjson.dumps(german)) == protocol.last_deal_json(renamed)
     assert protocol._last_deal_fragment(kept, renamed) is told  # kept for each language apart
-    assert protocol._last_deal_fragment(kept, replace(public, summary=None)) is None
+    assert protocol._last_deal_fragment(kept, public._replace(summary=None)) is None
 
 
 def held_cards(html):
@@ -260,7 +260,7 @@ def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch)
     assert sorted(calls) == sorted([*LIVE_REGIONS, "seat-0"])
     calls.clear()
     # A new version where only the spectators changed: the status (its version and count) is all that is new.
-    second = Renderings(replace(lobby, version=lobby.version + 1, spectators=2), first)
+    second = Renderings(lobby._replace(version=lobby.version + 1, spectators=2), first)
     PageRenderer(CONTEXT, link_url=str).render(second.viewer(0, True), second.shared)
     assert calls == ["status"]
     calls.clear()
@@ -270,7 +270,7 @@ def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch)
     assert sorted(calls) == sorted([*LIVE_REGIONS, "seat-0"])
     calls.clear()
     # A new seat: the regions that count the seats again, and the new seat; the rules and Ana's seat not.
-    third = Renderings(replace(lobby, version=lobby.version + 2, spectators=2, seats=SEATS[:2]), second)
+    third = Renderings(lobby._replace(version=lobby.version + 2, spectators=2, seats=SEATS[:2]), second)
     PageRenderer(CONTEXT, link_url=str).render(third.viewer(0, True), third.shared)
     assert sorted(calls) == ["controls", "join", "seat-1", "seats", "status"]
     calls.clear()
@@ -287,7 +287,7 @@ def test_a_play_renders_again_only_what_it_changed(monkeypatch):
     before = next(table for table in room_life(5) if table.phase == "playing" and table.match.turn is not None
                   and view_for(table.match, None).trick)
     seat = before.match.turn
-    after = replace(before, version=before.version + 1, match=play(before.match, before.match.legal_cards(seat)[0],
+    after = before._replace(version=before.version + 1, match=play(before.match, before.match.legal_cards(seat)[0],
                                                                    seat)[0])
     first = Renderings(before)
     for seat, host in ROOM_VIEWERS:
