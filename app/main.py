@@ -105,6 +105,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Cucumber", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
                   openapi_url="/api/openapi.json", dependencies=[Depends(guard_posts)])
     app.state.settings, app.state.metrics = settings, metrics
+    # One for every page socket: each used to hold a copy of its own.
+    app.state.live_context = room_pages.live_context(app.url_path_for, settings.deal_pause_seconds)
 
     @app.exception_handler(RoomError)
     async def room_error(request: Request, error: RoomError) -> JSONResponse:

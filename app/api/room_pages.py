@@ -352,6 +352,7 @@ class PageRenderer:
     """
 
     kind = "page"
+    __slots__ = ("context", "link_url", "room_chat", "sent")  # one per page socket
 
     def __init__(self, context: dict[str, Any], *, link_url: Callable[[Link], str], chat: Chat | None = None) -> None:
         self.context = context
@@ -491,7 +492,6 @@ async def room_socket(websocket: WebSocket) -> None:
     room = await accept_room_socket(websocket, code, registry, settings, language)
     if room is None:
         return
-    renderer = PageRenderer(live_context(websocket.app.url_path_for, settings.deal_pause_seconds),
-                            link_url=link_url(websocket, settings), chat=room.chat)
+    renderer = PageRenderer(websocket.app.state.live_context, link_url=link_url(websocket, settings), chat=room.chat)
     await serve(websocket, room, settings, player_token_hash(websocket, room), renderer, adapt=translate_page_message,
                 language=language, viewer=browser_viewer(websocket))

@@ -235,10 +235,11 @@ async def _chat(room: Room, conn: Connection, message: ChatText | React, limiter
                   reaction=message.reaction if isinstance(message, React) else None)
 
 
-async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None, renderer: Renderer,
-                *, adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-                language: str = DEFAULT_LANGUAGE, viewer: str | None = None) -> None:
-    """Attach an accepted socket to ``room`` and handle its frames until it closes.
+def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None, renderer: Renderer,
+          *, adapt: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+          language: str = DEFAULT_LANGUAGE, viewer: str | None = None) -> asyncio.Task[None]:
+    """Attach an accepted socket to ``room`` and handle its frames until it closes; the route awaits the
+    task this returns.
 
     Each frame is parsed (size limit, typed message; ``adapt`` first turns the
     page's form fields into protocol fields), counted against the connection's
@@ -248,12 +249,12 @@ async def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash
     connection is sent is said in ``language``. ``viewer`` is the anonymous id its person chats under
     without a seat (``None``: one for this connection only).
 
-    It runs in a task of its own, which this call waits for (cancelling this call cancels it). Under the
-    route there are a dozen layers of middleware and routing, each a coroutine waiting on the next, and a
-    task resumes all of them each time it goes on: each frame received, each play committed.
+    It runs in a task of its own (cancelling the route, which waits for it, cancels it). Under the route
+    there are a dozen layers of middleware and routing, each a coroutine waiting on the next, and a task
+    resumes all of them each time it goes on: each frame received, each play committed.
     """
-    await asyncio.get_running_loop().create_task(_serve(websocket, room, settings, token_hash, renderer,
-                                                        adapt=adapt, language=language, viewer=viewer))
+    return asyncio.get_running_loop().create_task(_serve(websocket, room, settings, token_hash, renderer,
+                                                         adapt=adapt, language=language, viewer=viewer))
 
 
 async def _serve(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None, renderer: Renderer,

@@ -643,6 +643,7 @@ class JsonRenderer:
     """
 
     kind = "json"
+    __slots__ = ("link_url",)  # one per socket
 
     def __init__(self, *, link_url: Callable[[Link], str]) -> None:
         self.link_url = link_url

@@ -57,7 +57,10 @@ async def test_a_socket_is_served_in_a_task_of_its_own_that_ends_with_its_handle
     storage.upgrade()
     room = Room(code="ROOM1", rules=Rules(), store=RoomStore(storage))
     websocket = SilentSocket()
-    handler = asyncio.create_task(sockets.serve(websocket, room, Settings(), None, JsonRenderer(link_url=str)))
+    async def route() -> None:
+        await sockets.serve(websocket, room, Settings(), None, JsonRenderer(link_url=str))
+
+    handler = asyncio.create_task(route())
     while not websocket.frames:
         await asyncio.sleep(0.01)
     served = [task for task in asyncio.all_tasks() if task.get_coro().__name__ == "_serve"]
