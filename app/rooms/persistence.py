@@ -114,8 +114,9 @@ class RoomStore:
 
     async def start_match(self, *, match_id: str, room_code: str, match: Match) -> None:
         """Store a new match in progress with its first deal as dealt."""
-        await self._run(self.storage.start_match, match_id=match_id, room_code=room_code,
-                        rules=match.rules.to_dict(), players=list(match.players), started_at=now(), fence=self.fence)
+        await self._observed("start_match", self.storage.commit_start_match(
+            match_id=match_id, room_code=room_code, rules=match.rules.to_dict(), players=list(match.players),
+            started_at=now(), fence=self.fence))
         await self.record_deal(match_id=match_id, match=match)
 
     async def record_deal(self, *, match_id: str, match: Match) -> None:
@@ -141,8 +142,9 @@ class RoomStore:
 
     async def finish_match(self, *, match_id: str, match: Match) -> None:
         """Store the finished ``match`` with its record, placings and winners."""
-        await self._run(self.storage.finish_match, match_id=match_id, record=records.to_record(match),
-                        placings=placings(match), winners=list(match.winners), ended_at=now(), fence=self.fence)
+        await self._observed("finish_match", self.storage.commit_finish_match(
+            match_id=match_id, record=records.to_record(match), placings=placings(match),
+            winners=list(match.winners), ended_at=now(), fence=self.fence))
 
     async def abandon_match(self, *, match_id: str) -> None:
         """Mark a match in progress as never to be finished."""

@@ -15,6 +15,7 @@ from sqlalchemy.pool import NullPool
 
 import app.storage.engine as storage_engine
 from app.game.record import to_record
+from app.game.standings import placings
 from app.storage import Storage, StorageError, batch, queries
 from app.storage.batch import BatchWriter, Row
 from app.storage.engine import BEGIN_MODE
@@ -424,3 +425,40 @@ def test_a_connection_the_server_dropped_between_batches_is_replaced_and_the_bat
         admin.dispose()
     assert submit_play(writer, "m0", 1).result(WAIT_S) is None
     assert stored_plays(storage) == {"m0": CARDS[:2]}
+
+
+def test_a_match_started_and_finished_in_the_group_commit_is_stored_as_by_calls_of_their_own(storage):
+    match = played_match(seed=21)
+    record = to_record(match)
+    start = {"room_code": None, "rules": RULES, "players": record["players"], "started_at": T0}
+
+    async def main() -> None:
+        dealt_matches(storage, 1)
+        await storage.commit_start_match(match_id="m1", **start)
+        await storage.commit_start_match(match_id="m1", **start)  # a retry after a lost answer: nothing more
+        with pytest.raises(StorageError, match="could not finish match 'm1'"):  # a value no database holds
+            await storage.commit_finish_match(match_id="m1", record={"deals": [], "when": object()},
+                                              placings=[1, 2], winners=[0], ended_at=T0)
+        with storage_paused(storage):  # a refused finish in a batch fails alone: the play beside it commits
+            refused = asyncio.ensure_future(storage.commit_finish_match(
+                match_id="m1", record={"players": []}, placings=[1], winners=[0], ended_at=T0))
+            played = asyncio.ensure_future(storage.commit_play(match_id="m0", deal=0, play=0, card=CARDS[0],
+                                                               played_at=T0))
+            await asyncio.sleep(0)
+        with pytest.raises(StorageError, match="no list of deals"):
+            await refused
+        await played
+        assert storage.match_record("m1") is None
+        await storage.commit_finish_match(match_id="m1", record=record, placings=placings(match),
+                                          winners=list(match.winners), ended_at=T0)
+
+    asyncio.run(main())
+    assert storage.match_record("m1") == record and storage.finished_match("m1").winners == match.winners
+    assert stored_plays(storage) == {"m0": CARDS[:1]}
+
+
+@contextmanager
+def storage_paused(storage: Storage) -> Iterator[None]:
+    """Storage's own writer busy with a batch of its own while the block runs (:func:`held`)."""
+    with held(storage._batch):
+        yield
