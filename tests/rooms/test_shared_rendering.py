@@ -16,13 +16,13 @@ from app.api.room_pages import LIVE_REGIONS, OWN_VARIANTS, SEAT_IDS, PageRendere
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
 from app.game.score_sheet import score_sheet
-from app.game.views import view_for
+from app.game.views import SeatView, view_for
 from app.rendering import render_blocks
 from app.rooms import protocol
 from app.rooms.fanout import Renderings
 from app.rooms.lobby import Seat
 from app.rooms.protocol import JsonRenderer, state_message
-from app.rooms.views import Table, room_view
+from app.rooms.views import SeatInfo, Table, room_view
 from app.wording.language import speaking
 from tests.game.helpers import random_steps
 
@@ -423,3 +423,12 @@ def test_each_versions_score_sheet_is_the_matchs_own_though_it_is_worked_out_onl
         if table.match is not None and (not deals or deals[-1] is not table.match.history):
             deals.append(table.match.history)
     assert [match.history for match in worked_out] == deals
+
+
+def test_a_seat_as_everyone_sees_it_begins_with_the_engines_seat():
+    # public_view builds each SeatInfo from the engine's SeatView, field by field in order: they must not drift.
+    assert SeatInfo._fields[:len(SeatView._fields)] == SeatView._fields
+    for table in room_life(2):
+        if table.match is not None:
+            engine_seats = view_for(table.match, None).seats
+            assert [seat[:len(SeatView._fields)] for seat in room_view(table, None).seats] == list(engine_seats)
