@@ -1,15 +1,17 @@
 """One live WebSocket connection of a room: who is behind it, how it renders, its bounded outbox.
 
-The room puts frames in the outbox without waiting; a sender task writes
-them to the socket. A client that stops reading fills its outbox and is
-dropped, so it can never hold up the room.
+The room hands frames over without waiting. A frame for a connection with
+nothing else to send is written at once if its socket takes it without
+waiting (the common case: the transport's buffer has room); otherwise it
+waits in the outbox, and a sender task writes it. A client that stops
+reading fills its outbox and is dropped, so it can never hold up the room.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Coroutine, Generator, Sequence
 from typing import Any, Protocol
 
 from app.identity import new_player_id
@@ -83,8 +85,9 @@ class Connection:
     per connection unless given: the page keeps one per browser).
     """
 
-    __slots__ = ("_ending", "_outbox", "_queue_size", "_sender", "_sending", "_socket", "_wake", "close_code",
-                 "dropped", "language", "renderer", "token_hash", "too_slow", "viewer")  # a server holds thousands
+    __slots__ = ("_ending", "_outbox", "_queue_size", "_rest", "_sender", "_sending", "_socket", "_wake",
+                 "close_code", "dropped", "language", "renderer", "token_hash", "too_slow",
+                 "viewer")  # a server holds thousands
 
     def __init__(self, *, token_hash: str | None, renderer: Renderer, socket: Socket, queue_size: int,
                  language: str = DEFAULT_LANGUAGE, viewer: str | None = None) -> None:
@@ -106,6 +109,8 @@ class Connection:
         self.close_code = 1000
         self._sender: asyncio.Task[None] | None = None
         self._sending = False
+        self._rest: Unfinished | None = None
+        """A frame begun at once whose send stopped to wait: the sender finishes it before anything else."""
         self._ending = False
 
     def watch_only(self, notice: object) -> None:
@@ -134,6 +139,9 @@ class Connection:
         """
         if self.dropped or self._ending:
             return False
+        if self._idle():
+            self._send_at_once(text)
+            return True
         if not self._put(text):
             log.info("dropping a %s connection that stopped reading", self.kind)
             self.too_slow = True
@@ -148,6 +156,27 @@ class Connection:
         self._outbox.append(item)
         self._wake_sender()
         return True
+
+    def _idle(self) -> bool:
+        """Whether the sender waits with nothing to send: a new frame comes before nothing else."""
+        return self._wake is not None and not self._wake.done() and not self._outbox
+
+    def _send_at_once(self, text: str) -> None:
+        """Write ``text`` now, without the sender task (it would cost a wake-up of the task, and a future, for
+        each frame). Most sends finish at once; one that has to wait (the client reads slowly) is finished by
+        the sender, before the frames queued after it. A socket that fails drops the connection."""
+        sending = self._socket.send(text)
+        try:
+            waiting = sending.send(None)
+        except StopIteration:
+            return
+        except Exception as error:  # a broken socket ends this connection only
+            log.debug("sender stopped: %r", error)
+            self.dropped = True
+            self._wake_sender()  # it closes the socket
+            return
+        self._rest = Unfinished(sending, waiting)
+        self._wake_sender()
 
     def _wake_sender(self) -> None:
         if self._wake is not None and not self._wake.done():
@@ -203,12 +232,17 @@ class Connection:
         """Write queued frames to the socket until the connection is dropped or fails."""
         try:
             while True:
-                while not self._outbox and not self.dropped:
+                while not self._outbox and not self.dropped and self._rest is None:
                     self._wake = asyncio.get_running_loop().create_future()
                     await self._wake
                     self._wake = None
                 if self.dropped:
                     break
+                if self._rest is not None:
+                    self._sending = True
+                    await self._rest
+                    self._sending, self._rest = False, None
+                    continue
                 text = self._outbox.pop(0)
                 if text is None:
                     break
@@ -222,7 +256,43 @@ class Connection:
             log.debug("sender stopped: %r", error)
         finally:
             self.dropped = True
+            if self._rest is not None:  # dropped before the sender could finish it
+                self._rest.close()
+                self._rest = None
             try:
                 await self._socket.close(self.close_code)
             except Exception as error:
                 log.debug("close failed: %r", error)
+
+
+class Unfinished:
+    """The rest of a coroutine begun outside any task that stopped to wait for ``waiting`` (what it yielded
+    to the event loop, most often a future). Awaiting it runs the coroutine to its end in the awaiting task:
+    each time the task resumes, so does the coroutine, given what the task got (a value, or an exception
+    such as its cancellation)."""
+
+    __slots__ = ("_coroutine", "_waiting")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+        self._coroutine = coroutine
+        self._waiting = waiting
+
+    def close(self) -> None:
+        """Give up the rest: the coroutine is closed where it waits."""
+        self._coroutine.close()
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        coroutine, waiting = self._coroutine, self._waiting
+        while True:
+            try:
+                given = yield waiting
+            except BaseException as error:  # the task's to give: the coroutine's to handle (cancelled, say)
+                try:
+                    waiting = coroutine.throw(error)
+                except StopIteration:
+                    return
+            else:
+                try:
+                    waiting = coroutine.send(given)
+                except StopIteration:
+                    return

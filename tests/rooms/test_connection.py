@@ -75,3 +75,93 @@ async def test_an_idle_sender_wakes_for_each_frame_and_sends_them_in_order():
     conn.finish()
     await asyncio.wait_for(sender, 1)
     assert (socket.closed_with, conn.dropped, conn.too_slow) == (1000, True, False)
+
+
+class GatedSocket(Socket):
+    """A socket whose sends wait while ``gate`` is closed (a client reading slowly), then record the frame;
+    or fail at once when ``broken``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.gate.set()
+        self.broken = False
+
+    async def send(self, text: str) -> None:
+        if self.broken:
+            raise ConnectionResetError("gone")
+        await self.gate.wait()
+        self.frames.append(text)
+
+
+async def idle(conn: Connection, socket: Socket) -> asyncio.Task[None]:
+    """Start ``conn``'s sender and let it send what it has and wait for more."""
+    sender = conn.start()
+    await asyncio.sleep(0.01)
+    return sender
+
+
+async def test_a_frame_for_an_idle_connection_is_written_before_offer_returns():
+    socket = GatedSocket()
+    conn = connection(socket)
+    sender = await idle(conn, socket)
+    for text in ("one", "two"):
+        assert conn.offer(text)
+        assert socket.frames[-1] == text  # no turn of the event loop in between
+    conn.finish()
+    await asyncio.wait_for(sender, 1)
+    assert socket.frames == ["one", "two"] and socket.closed_with == 1000
+
+
+async def test_a_frame_that_must_wait_is_finished_by_the_sender_before_the_frames_after_it():
+    socket = GatedSocket()
+    conn = connection(socket, queue_size=2)
+    sender = await idle(conn, socket)
+    socket.gate.clear()
+    assert conn.offer("one") and conn.offer("two") and conn.offer("three")
+    assert socket.frames == []
+    await asyncio.sleep(0.01)
+    assert socket.frames == [] and not conn.dropped  # still waiting for the client
+    socket.gate.set()
+    await asyncio.sleep(0.01)
+    assert socket.frames == ["one", "two", "three"]
+    assert conn.offer("four") and socket.frames[-1] == "four"  # idle again: at once
+    conn.finish()
+    await asyncio.wait_for(sender, 1)
+    assert (socket.closed_with, conn.too_slow) == (1000, False)
+
+
+async def test_a_client_stuck_on_a_frame_begun_at_once_is_dropped_when_its_outbox_fills():
+    socket = GatedSocket()
+    conn = connection(socket, queue_size=2)
+    sender = await idle(conn, socket)
+    socket.gate.clear()
+    assert [conn.offer(text) for text in ("one", "two", "three", "four")] == [True, True, True, False]
+    await asyncio.wait_for(sender, 1)  # the stuck send is cancelled
+    assert (conn.dropped, conn.too_slow, socket.closed_with, socket.frames) == (True, True, 1013, [])
+
+
+async def test_a_socket_that_fails_on_a_frame_begun_at_once_drops_the_connection():
+    socket = GatedSocket()
+    conn = connection(socket)
+    sender = await idle(conn, socket)
+    socket.broken = True
+    conn.offer("one")
+    assert conn.dropped
+    assert conn.offer("two") is False
+    await asyncio.wait_for(sender, 1)
+    assert socket.closed_with == 1000 and socket.frames == []
+
+
+async def test_finishing_drops_a_frame_begun_at_once_that_still_waits():
+    socket = GatedSocket()
+    conn = connection(socket)
+    sender = await idle(conn, socket)
+    socket.gate.clear()
+    conn.offer("one")
+    conn.close_code = 1012
+    conn.finish()  # before the sender took the frame over
+    await asyncio.wait_for(sender, 1)
+    socket.gate.set()
+    await asyncio.sleep(0.01)
+    assert socket.frames == [] and socket.closed_with == 1012
