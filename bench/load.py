@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
@@ -57,6 +58,8 @@ CHAT_SHARE = 10
 _CHAT_FRAME = ('{"type":"chat', '<div id="chat-log"', '<div id="chat-status"')
 """How chat frames begin (JSON protocol, table page): not a new version, not an error."""
 PR_SET_PDEATHSIG = 1
+PROBE_SECONDS = 0.05
+"""How often the disk probe makes a write durable during a phase (:class:`DiskProbe`)."""
 
 _JSON_VERSION = re.compile(r'"version":(\d+)')
 _PAGE_VERSION = re.compile(r'data-version="(\d+)"')
@@ -209,6 +212,44 @@ def database_folder() -> Path:
         if base.is_dir() and os.access(base, os.W_OK) and filesystem_of(base.resolve()) not in ("tmpfs", "ramfs"):
             return Path(tempfile.mkdtemp(prefix="cucumber-bench-", dir=base))
     raise RuntimeError("no folder on a disk to hold the database (/var/tmp and the current folder are in memory)")
+
+
+class DiskProbe:
+    """How long the disk under ``folder`` takes to make a small write durable, measured beside a phase.
+
+    A thread writes 4 KB to a file of its own there and fsyncs it every :data:`PROBE_SECONDS`; the
+    server's commits wait for the same disk, so a slow play at the same moment as a slow probe is the
+    disk's, not the server's. The file is removed at :meth:`stop`.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / f"fsync-probe-{os.getpid()}"
+        self.seconds: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="disk-probe", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            block = b"\0" * 4096
+            while not self._stop.wait(PROBE_SECONDS):
+                os.write(descriptor, block)
+                began = time.perf_counter()
+                os.fsync(descriptor)
+                self.seconds.append(time.perf_counter() - began)
+        finally:
+            os.close(descriptor)
+            self.path.unlink(missing_ok=True)
+
+    def stop(self) -> dict[str, float | None]:
+        """Stop probing; the fsync times seen, in ms (``disk_fsync_p50_ms``, ``…_p99_ms``, ``…_max_ms``)."""
+        self._stop.set()
+        self._thread.join()
+        seconds = sorted(self.seconds)
+        return {"disk_fsyncs": len(seconds), "disk_fsync_p50_ms": milliseconds(percentile(seconds, 0.50)),
+                "disk_fsync_p99_ms": milliseconds(percentile(seconds, 0.99)),
+                "disk_fsync_max_ms": milliseconds(seconds[-1] if seconds else None)}
 
 
 def free_port() -> int:
@@ -659,7 +700,7 @@ def per_play_ms(seconds: float, plays: int) -> float | None:
 
 
 async def run_phase(target: Target, services: Services, tables: list[Table], pace: float, duration: float,
-                    chat: bool = False) -> dict[str, Any]:
+                    chat: bool = False, disk: Path | None = None) -> dict[str, Any]:
     """Play at ``tables`` for ``duration`` seconds, then wait for the plays still on their way.
 
     With ``chat``, one table in :data:`CHAT_SHARE` also chats meanwhile (:func:`chatter`).
@@ -671,10 +712,17 @@ async def run_phase(target: Target, services: Services, tables: list[Table], pac
     beside them; CPU of the servers, of this process and of everything else on
     the machine, as fractions of one core over the phase, and how long the
     servers' and this process's threads waited for a core (seconds per
-    second); the servers' RSS at the end.
+    second); the servers' RSS at the end. With ``disk`` (the folder of the
+    server's database), also how long that disk took to make a write
+    durable meanwhile (:class:`DiskProbe`).
     """
-    with collector_paused():
-        return await _run_phase(target, services, tables, pace, duration, chat)
+    probe = DiskProbe(disk) if disk is not None else None
+    try:
+        with collector_paused():
+            figures = await _run_phase(target, services, tables, pace, duration, chat)
+    finally:
+        fsyncs = probe.stop() if probe is not None else {}
+    return {**figures, **fsyncs}
 
 
 @contextlib.contextmanager
@@ -902,6 +950,7 @@ async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int
     tables: list[Table] = []
     lines: dict[str, dict[str, Any]] = {}
     mode = config.mode if kind == "cucumber" else "bare"
+    disk = folder if mode == "sqlite" else None  # the disk the plays wait for (the bare server has none)
     async with launch(kind, config, folder, cores[0]) as (target, settings):
         services = await asyncio.to_thread(Services, target.database_url, target.redis_url)
         try:
@@ -920,12 +969,13 @@ async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int
             if config.duration > 0:
                 note(f"{kind}: human pace, {config.tables} tables for {config.duration:g} s")
                 figures = await run_phase(target, services, usable[:config.tables], config.pace, config.duration,
-                                          config.chat)
+                                          config.chat, disk)
                 lines["pace"] = {"server": kind, "phase": "pace", "mode": mode, "pace_s": config.pace, **figures}
                 emit(lines["pace"])
             if config.flat_duration > 0:
                 note(f"{kind}: flat out, {config.flat_tables} tables for {config.flat_duration:g} s")
-                figures = await run_phase(target, services, usable[:config.flat_tables], 0, config.flat_duration)
+                figures = await run_phase(target, services, usable[:config.flat_tables], 0, config.flat_duration,
+                                          disk=disk)
                 lines["flat"] = {"server": kind, "phase": "flat", "mode": mode, **figures}
                 emit(lines["flat"])
         finally:

@@ -7,6 +7,7 @@ import gc
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 import redis
@@ -42,6 +43,10 @@ def test_a_small_run_reports_every_phase_of_both_servers(options):
             line = phases[server, phase]
             assert set(line) >= PHASE_KEYS
             assert line["plays_seen"] > 0, line
+            # The disk the plays wait for is probed beside the server on SQLite; the bare server has none.
+            assert (line.get("disk_fsyncs", 0) > 0) is (server == "cucumber"), line
+            if server == "cucumber":
+                assert 0 <= line["disk_fsync_p50_ms"] <= line["disk_fsync_p99_ms"] <= line["disk_fsync_max_ms"]
     assert {"pace_p99_ms", "pace_server_cpu", "flat_plays_per_s"} <= set(phases["cucumber/bare", "ratios"])
 
 
@@ -79,6 +84,7 @@ def test_a_small_run_on_postgresql_reports_the_databases_cpu_and_drops_its_datab
         assert set(line) >= PHASE_KEYS and line["plays_seen"] > 0, line
         assert line["database_cpu"] is not None and line["redis_cpu"] is None
         assert [process["name"] for process in line["processes"]] == ["cucumber"]
+        assert "disk_fsyncs" not in line  # PostgreSQL's disk is its own
     assert database not in databases(postgres_server)
 
 
@@ -137,3 +143,14 @@ def test_the_generator_holds_its_collector_while_a_phase_is_measured_and_gives_i
     with pytest.raises(RuntimeError), collector_paused():
         raise RuntimeError("a phase failed")
     assert gc.isenabled()
+
+
+def test_the_disk_probe_times_durable_writes_in_its_folder_and_leaves_nothing_there(tmp_path):
+    from bench.load import PROBE_SECONDS, DiskProbe
+
+    probe = DiskProbe(tmp_path)
+    time.sleep(PROBE_SECONDS * 6)
+    figures = probe.stop()
+    assert figures["disk_fsyncs"] >= 2, figures
+    assert 0 <= figures["disk_fsync_p50_ms"] <= figures["disk_fsync_p99_ms"] <= figures["disk_fsync_max_ms"]
+    assert list(tmp_path.iterdir()) == []
