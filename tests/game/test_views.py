@@ -163,6 +163,7 @@ def test_each_card_of_a_hand_gives_the_reason_playing_it_would_meet(rules):
     match, _ = deal_cards(new_match(["Ana", "Ben", "Cy", "Dag"], rules), rng)
     while not match.finished:
         for seat in range(match.seat_count):
+            assert hand_view(match, seat).hand == match.hand(seat)
             for held in hand_view(match, seat).cards:
                 assert held.reason == match.refusal(seat, held.card)
                 assert held.legal == (held.reason is None) == match.is_legal(seat, held.card)
