@@ -131,11 +131,12 @@ class Connection:
             self.offer(text)
 
     def offer(self, text: str) -> bool:
-        """Queue ``text`` for sending without waiting.
+        """Send ``text`` without waiting: at once if nothing else is waiting to be sent and the socket takes
+        it (:meth:`_send_at_once`), else through the outbox.
 
-        Returns ``False`` when nothing was queued: the connection is closing, or
-        its outbox is full because the client stopped reading (the connection is
-        then dropped, and its socket closed with 1013).
+        Returns ``False`` when it was neither sent nor queued: the connection is
+        closing, or its outbox is full because the client stopped reading (the
+        connection is then dropped, and its socket closed with 1013).
         """
         if self.dropped or self._ending:
             return False
