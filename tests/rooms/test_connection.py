@@ -94,7 +94,7 @@ class GatedSocket(Socket):
         self.frames.append(text)
 
 
-async def idle(conn: Connection, socket: Socket) -> asyncio.Task[None]:
+async def idle(conn: Connection) -> asyncio.Task[None]:
     """Start ``conn``'s sender and let it send what it has and wait for more."""
     sender = conn.start()
     await asyncio.sleep(0.01)
@@ -104,7 +104,7 @@ async def idle(conn: Connection, socket: Socket) -> asyncio.Task[None]:
 async def test_a_frame_for_an_idle_connection_is_written_before_offer_returns():
     socket = GatedSocket()
     conn = connection(socket)
-    sender = await idle(conn, socket)
+    sender = await idle(conn)
     for text in ("one", "two"):
         assert conn.offer(text)
         assert socket.frames[-1] == text  # no turn of the event loop in between
@@ -116,7 +116,7 @@ async def test_a_frame_for_an_idle_connection_is_written_before_offer_returns():
 async def test_a_frame_that_must_wait_is_finished_by_the_sender_before_the_frames_after_it():
     socket = GatedSocket()
     conn = connection(socket, queue_size=2)
-    sender = await idle(conn, socket)
+    sender = await idle(conn)
     socket.gate.clear()
     assert conn.offer("one") and conn.offer("two") and conn.offer("three")
     assert socket.frames == []
@@ -134,7 +134,7 @@ async def test_a_frame_that_must_wait_is_finished_by_the_sender_before_the_frame
 async def test_a_client_stuck_on_a_frame_begun_at_once_is_dropped_when_its_outbox_fills():
     socket = GatedSocket()
     conn = connection(socket, queue_size=2)
-    sender = await idle(conn, socket)
+    sender = await idle(conn)
     socket.gate.clear()
     assert [conn.offer(text) for text in ("one", "two", "three", "four")] == [True, True, True, False]
     await asyncio.wait_for(sender, 1)  # the stuck send is cancelled
@@ -144,7 +144,7 @@ async def test_a_client_stuck_on_a_frame_begun_at_once_is_dropped_when_its_outbo
 async def test_a_socket_that_fails_on_a_frame_begun_at_once_drops_the_connection():
     socket = GatedSocket()
     conn = connection(socket)
-    sender = await idle(conn, socket)
+    sender = await idle(conn)
     socket.broken = True
     conn.offer("one")
     assert conn.dropped
@@ -156,7 +156,7 @@ async def test_a_socket_that_fails_on_a_frame_begun_at_once_drops_the_connection
 async def test_finishing_drops_a_frame_begun_at_once_that_still_waits():
     socket = GatedSocket()
     conn = connection(socket)
-    sender = await idle(conn, socket)
+    sender = await idle(conn)
     socket.gate.clear()
     conn.offer("one")
     conn.close_code = 1012
