@@ -224,7 +224,23 @@ def hearts(lives: int, total: int) -> Markup:
     return _hearts(lives, total, language())
 
 
-templates.env.globals.update(card_face=card_face, hearts=hearts)
+@functools.lru_cache(maxsize=4096)
+def _card_button(card: Card, reason: str | None, code: str) -> Markup:
+    return Markup(_macro("card_button")(card, reason))
+
+
+def card_button(card: Card, reason: str | None) -> Markup:
+    """The ``card_button`` macro of ``_macros.html``: ``card`` of the viewer's own hand as its button, playable
+    where ``reason`` (why it cannot be played, in words: :func:`app.wording.unplayable`) is ``None``.
+
+    Made once per card, reason and language: a hand's buttons say nothing of the state they belong to (the
+    hand around them names the match, the deal and the cards played), so a busy table asks for the same
+    few hundred again and again (docs/performance.md).
+    """
+    return _card_button(card, reason, language())
+
+
+templates.env.globals.update(card_face=card_face, hearts=hearts, card_button=card_button)
 
 
 def yours(mine: bool, own: str, others: str = "") -> Markup:

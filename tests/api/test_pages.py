@@ -75,6 +75,10 @@ def test_the_table_page_shows_a_player_their_hand_with_the_legal_cards_playable(
     # that would hide the visible text from the name (WCAG 2.5.3).
     assert f'data-card="{legal[0].code}"><span class="visually-hidden">{card_name(legal[0])}, playable</span>' in page
     assert not re.search(r'<button[^>]*card-button[^>]*aria-label', page)
+    # A playable card names itself; the hand around it names the state the play is aimed at.
+    assert (f'<div class="hand-cards" hx-vals=\'{{"match": "{room.current.match_id}", "deal": 1, "played": 0}}\'>'
+            in page)
+    assert f'hx-vals=\'{{"type": "play", "card": "{legal[0].code}"}}\'' in page
 
 
 def test_a_spectator_page_holds_no_hand(client):

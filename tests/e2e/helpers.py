@@ -214,6 +214,7 @@ class Tab:
     cdn_served: list[str] = field(default_factory=list, repr=False)
     dialogs: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
     frames: list[str] = field(default_factory=list, repr=False)
+    sent: list[str] = field(default_factory=list, repr=False)
     sockets_opened: int = 0
 
     @classmethod
@@ -263,6 +264,8 @@ class Tab:
     def _socket_opened(self, socket: Any) -> None:
         self.sockets_opened += 1
         socket.on("framereceived", self._frame)
+        socket.on("framesent", lambda payload: self.sent.append(payload if isinstance(payload, str) else
+                                                                payload.decode("utf-8", "replace")))
 
     def _frame(self, payload: str | bytes) -> None:
         self.frames.append(payload if isinstance(payload, str) else payload.decode("utf-8", "replace"))

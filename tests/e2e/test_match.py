@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -112,6 +113,14 @@ def test_three_players_and_a_spectator_play_a_whole_match(open_tab, server: Live
     assert checked > len(clicked)  # every turn was compared, and the end
     # Not one message to the spectator held a hand.
     assert watcher.frames and not any("card-button" in frame or "hand-cards" in frame for frame in watcher.frames)
+
+    # Each card clicked went out with the match, the deal and the cards played of the state it was clicked in
+    # (the hand's container gives them to its buttons).
+    plays = [message for tab in players.values() for message in map(json.loads, tab.sent)
+             if message.get("type") == "play"]
+    assert sorted(message["card"] for message in plays) == sorted(clicked)
+    for message in plays:
+        assert message["match"] == state["match_id"] and message["deal"] >= 1 and message["played"] >= 0, message
 
     # The stored record holds exactly the cards clicked, and replays to the standings every page shows.
     record = server.get(f"/api/matches/{state['match_id']}/record")
