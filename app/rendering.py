@@ -291,22 +291,31 @@ def render_each(template_name: str, blocks: list[Block], context: dict[str, Any]
     """Each of the named ``blocks`` of a template rendered alone with ``context``, in the order named.
 
     The blocks share one context, made of the template's globals and
-    ``context``; a block named with variables of its own sees them besides.
-    A block's own ``{% set %}`` stays inside it (Jinja2's scoping), so
-    sharing it changes nothing in what they show. Raises ``KeyError`` for a
-    block the template does not have.
+    ``context``; a block named with variables of its own sees them besides,
+    and the blocks after it do not. A block's own ``{% set %}`` stays inside
+    it (Jinja2's scoping), so sharing it changes nothing in what they show.
+    Raises ``KeyError`` for a block the template does not have.
     """
     template: Template = templates.get_template(template_name)
-    environment, variables = template.environment, {**_globals_of(template), **context}
-    shared = environment.context_class(environment, variables, template.name, template.blocks)
+    environment = template.environment
+    # The globals are the context's parent, read where a name is not among its variables: shared, not copied.
+    shared = environment.context_class(environment, _globals_of(template), template.name, template.blocks)
+    variables = shared.vars
+    variables.update(context)
     rendered = []
     for block in blocks:
         if isinstance(block, str):
             rendered.append("".join(template.blocks[block](shared)))
-        else:  # a context of its own, on the same variables (not a copy of them, as Context.derived makes)
-            own = environment.context_class(environment, variables, template.name, template.blocks)
-            own.vars.update(block[1])
-            rendered.append("".join(template.blocks[block[0]](own)))
+            continue
+        name, own = block
+        hidden = {key: variables[key] for key in own if key in variables}
+        variables.update(own)
+        try:
+            rendered.append("".join(template.blocks[name](shared)))
+        finally:
+            for key in own:
+                del variables[key]
+            variables.update(hidden)
     return rendered
 
 
