@@ -14,6 +14,7 @@ from collections import namedtuple
 from datetime import UTC, datetime
 
 import pytest
+from markupsafe import Markup
 
 from app.api import room_pages
 from app.api.room_pages import LIVE_REGIONS, PageRenderer
@@ -21,7 +22,7 @@ from app.game.cards import Card
 from app.game.match import deal_cards, new_match
 from app.game.rules import Rules
 from app.game.views import view_for
-from app.rendering import card_face, templates, when
+from app.rendering import card_face, render_each, templates, when
 from app.rooms.fanout import Kept, Renderings
 from app.rooms.lobby import Seat
 from app.rooms.views import Table
@@ -221,3 +222,19 @@ def test_a_template_once_loaded_is_not_looked_up_on_disk_again(monkeypatch):
     for _ in range(3):
         templates.get_template("room.html")
     assert looked == []
+
+
+def test_a_block_s_own_variables_reach_it_and_no_block_after_it():
+    table = next(tables())
+    values = {**CONTEXT, "view": Renderings(table).view(0, True)}
+    slot = Markup("<!--the seats go here-->")
+    alone = render_each("room.html", ["seats"], values)[0]
+    with_slot, after, again = render_each("room.html", [("seats", {"seat_slot": slot}), "seats",
+                                                        ("seats", {"seat_slot": slot})], values)
+    assert slot in with_slot and 'id="seat-0"' not in with_slot
+    assert after == alone and slot not in after and 'id="seat-0"' in after
+    assert again == with_slot
+    # A variable of the render's own that a block's variables hide is there again after that block.
+    shown, restored = render_each("room.html", [("seats", {"seat_slot": slot}), "seats"],
+                                  {**values, "seat_slot": Markup("<!--mine-->")})
+    assert slot in shown and "<!--mine-->" in restored and slot not in restored

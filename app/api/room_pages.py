@@ -6,6 +6,7 @@ which sends the regions of ``room.html`` that changed for that viewer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,26 +156,32 @@ NAME_SLOTS = tuple(Markup(f"<!--name-{seat}-->") for seat in range(MAX_PLAYERS))
 it."""
 
 
+NAME_SLOT = re.compile(r"<!--name-(\d)-->")
+"""One of :data:`NAME_SLOTS`, its seat in the group."""
+
+
 def with_names(kept: Any, html: str, view: RoomView) -> str:
     """``html``, a region rendered with :data:`NAME_SLOTS` in the language being spoken, as ``view``'s viewer
     sees it: each slot filled with its seat's name, and with "You" where it is the viewer's own seat.
 
-    Kept in ``kept`` (anything with ``get(key)`` and ``[key] = html``) by
-    ``html`` itself (a string hashes once) and the viewer's seat where their
-    own slot is in it, so it is filled once for all the viewers it does not
-    name, and once for each viewer it does.
+    Kept in ``kept`` (anything with ``get(key)`` and ``[key] = html``): ``html`` cut at its slots, once
+    for all viewers, and filled, by ``html`` itself (a string hashes once) and the viewer's seat where their
+    own slot is in it, so it is filled once for all the viewers it does not name, and once for each viewer
+    it does.
     """
+    pieces_key = ("name-pieces", html)
+    pieces: list[str] | None = kept.get(pieces_key)
+    if pieces is None:
+        pieces = kept[pieces_key] = NAME_SLOT.split(html)  # text, seat, text, seat, …, text
     you = view.you_seat
-    own = you if you is not None and NAME_SLOTS[you] in html else None
+    own = you if you is not None and str(you) in pieces[1::2] else None
     filled_key = ("names", language(), html, own)
     filled: str | None = kept.get(filled_key)
     if filled is None:
-        filled = html
-        for seat in view.seats:
-            slot = NAME_SLOTS[seat.seat]
-            if slot in filled:
-                filled = filled.replace(slot, escape(say("You") if seat.seat == own else player_name(seat.name)))
-        kept[filled_key] = filled
+        names = {str(seat.seat): escape(say("You") if seat.seat == own else player_name(seat.name))
+                 for seat in view.seats}
+        filled = kept[filled_key] = "".join(
+            names[piece] if index % 2 else piece for index, piece in enumerate(pieces))
     return filled
 
 
