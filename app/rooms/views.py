@@ -192,10 +192,10 @@ class Table(NamedTuple):
         return "finished" if self.match.finished else "playing"
 
 
-def public_view(table: Table, known_sheet: KnownSheet | None = None) -> RoomView:
+def public_view(table: Table, earlier_sheet: KnownSheet | None = None) -> RoomView:
     """What everyone may see of the room in ``table``: the view of a spectator who does not host.
 
-    ``known_sheet`` is a score sheet worked out before, with the completed deals it was worked out from
+    ``earlier_sheet`` is a score sheet worked out before, with the completed deals it was worked out from
     (:func:`known_sheet`): where those are this match's very deals, it is not worked out again.
     """
     match = table.match
@@ -235,7 +235,7 @@ def public_view(table: Table, known_sheet: KnownSheet | None = None) -> RoomView
         standings=standings,
         turn_seconds=table.turn_seconds,
         turn_remaining=table.turn_remaining,
-        score_sheet=_sheet(match, known_sheet),
+        score_sheet=_sheet(match, earlier_sheet),
     )
 
 
