@@ -15,27 +15,27 @@ import threading
 from types import FrameType
 from typing import TextIO
 
-GC_THRESHOLDS = (700, 10, 5000)
+GC_THRESHOLDS = (700, 10, 20_000)
 """The garbage collector's thresholds (:func:`gc.set_threshold`): Python's own, except that a full collection
-waits for 5,000 collections of the middle generation instead of 10 (the server collects it five times a
-second itself, :data:`MIDDLE_COLLECTION_EVERY`), and, as always, for the objects that reached the oldest
-since the last one to be a quarter of those it holds.
+waits for 20,000 collections of the middle generation instead of 10 (the server collects it twenty times a
+second itself, :data:`YOUNG_COLLECTION_SECONDS`: one every quarter of an hour or so), and, as always, for
+the objects that reached the oldest since the last one to be a quarter of those it holds.
 
 A full collection stops the server for as long as it takes to look at every object, about a tenth of a
 second for a million of them, and a thousand tables with 5,000 sockets hold that many. By Python's
-defaults one came every few seconds at that load, each a pause every table felt; now about one a
-minute comes (measured: ``cucumber bench load``, docs/performance.md). The rooms make almost no garbage
-that only a full collection can free (cycles): plays, states and frames are freed as soon as they are
-dropped, so waiting longer costs little memory."""
-YOUNG_COLLECTION_SECONDS = 0.1
-"""How often the server collects the collector's youngest generation itself (:func:`collect_young`)."""
-MIDDLE_COLLECTION_EVERY = 2
-"""Every this many of those collections is one of the middle generation too (five times a second).
+defaults one came every few seconds at that load, each a pause every table felt (measured: ``cucumber
+bench load``, docs/performance.md). The rooms make almost no garbage that only a full collection can free
+(cycles): plays, states and frames are freed as soon as they are dropped, so waiting longer costs little
+memory."""
+YOUNG_COLLECTION_SECONDS = 0.05
+"""How often the server collects the collector's young and middle generations itself (:func:`collect_young`).
 
-What outlives a young collection waits in the middle generation for the next middle one, and a room's
-version lasts seconds: at 1,000 tables, collected once a second (Python's own ratio, 10), the middle
-generation held a second's worth of versions and each of its collections took 10-30 ms, the slowest plays
-at human pace; five times a second each takes a few ms, for about the same CPU in all (docs/performance.md)."""
+What outlives a collection goes to the oldest generation, where only a full collection looks at it again;
+a room's version lasts seconds, so most of what a play makes and keeps is looked at once. Looked at
+within 50 ms of being made, those objects are still in the processor's cache: at 1,000 tables with the
+table page open, collections took 3 % of the server's time, in pauses of 1-2 ms, against 6.5-7 % in
+pauses of 4-9 ms when the young generation was collected ten times a second and the middle one every
+other time (an object looked at up to twice, a tenth of a second later; docs/performance.md)."""
 WS_MAX_FRAME_BYTES = 64 * 1024
 """Largest WebSocket message the server reads at all (a bigger one closes the socket with 1009); a
 client message may have at most ``CUCUMBER_MAX_MESSAGE_BYTES`` (4 KiB) anyway."""
@@ -146,20 +146,19 @@ def settle_collector() -> None:
     gc.freeze()
 
 
-async def collect_young(seconds: float = YOUNG_COLLECTION_SECONDS, middle_every: int = MIDDLE_COLLECTION_EVERY) -> None:
-    """Collect the youngest generation every ``seconds``, and the middle one every ``middle_every`` times, until
-    cancelled (nothing while the collector is disabled).
+async def collect_young(seconds: float = YOUNG_COLLECTION_SECONDS) -> None:
+    """Collect the young and middle generations together every ``seconds``, until cancelled (nothing while
+    the collector is disabled).
 
     Python starts a young collection when allocations outnumber deallocations by 700, not when 700 new objects
     are alive. A busy room frees about as many objects as it makes: each version's views and texts replace
     the version before's, most of them already in an older generation. So the young generation grew to tens
     of thousands of live objects between two collections, and each of those, looking at them all, stopped
     every room for 10-70 ms: the slowest plays of a server at human pace (docs/performance.md). Collected
-    ten times a second, the same objects are looked at for the same total time, in pauses of a few ms.
+    on a timer, the same objects are looked at in pauses of a millisecond or two; collected with the middle
+    generation each time, what survives goes straight to the oldest instead of being looked at again.
     """
-    turns = 0
     while True:
         await asyncio.sleep(seconds)
-        turns += 1
         if gc.isenabled():
-            gc.collect(1 if turns % middle_every == 0 else 0)
+            gc.collect(1)
