@@ -33,8 +33,8 @@ YOUNG_COLLECTION_SECONDS = 0.05
 What outlives a collection goes to the oldest generation, where only a full collection looks at it again;
 a room's version lasts seconds, so most of what a play makes and keeps is looked at once. Looked at
 within 50 ms of being made, those objects are still in the processor's cache: at 1,000 tables with the
-table page open, collections took 3 % of the server's time, in pauses of 1-2 ms, against 6.5-7 % in
-pauses of 4-9 ms when the young generation was collected ten times a second and the middle one every
+table page open, collections took 3-6 % of the server's time, in pauses of about 2 ms, against 6-9 % in
+pauses of 4-13 ms when the young generation was collected ten times a second and the middle one every
 other time (an object looked at up to twice, a tenth of a second later; docs/performance.md)."""
 WS_MAX_FRAME_BYTES = 64 * 1024
 """Largest WebSocket message the server reads at all (a bigger one closes the socket with 1009); a

@@ -60,6 +60,30 @@ async def test_young_objects_that_replace_old_ones_are_collected_on_time_all_the
 
 
 @pytest.mark.anyio
+async def test_what_outlives_the_collectors_first_turn_is_in_the_oldest_generation_at_once():
+    thresholds = gc.get_threshold()
+    gc.collect()
+    gc.set_threshold(10**9, *thresholds[1:])  # no collection of Python's own: only the collector's
+    objects = [Holder() for _ in range(10_000)]  # young, and kept
+    before = sum(stats["collections"] for stats in gc.get_stats())
+    collector = asyncio.get_running_loop().create_task(serve.collect_young(0.01))
+    try:
+        for _ in range(500):
+            await asyncio.sleep(0.01)
+            if sum(stats["collections"] for stats in gc.get_stats()) > before:
+                break
+        else:
+            pytest.fail("the collector did not collect within 5 s")
+        oldest = {id(held) for held in gc.get_objects(2)}
+        assert all(id(held) in oldest for held in objects)  # not left in the middle generation for later
+    finally:
+        gc.set_threshold(*thresholds)
+        collector.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await collector
+
+
+@pytest.mark.anyio
 async def test_young_collections_wait_while_the_collector_is_disabled():
     objects = [Holder() for _ in range(30_000)]
     gc.collect()
