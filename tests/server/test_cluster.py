@@ -181,9 +181,13 @@ def test_a_frozen_owner_loses_its_room_its_late_play_is_refused_and_its_sockets_
 
     first.signal(signal.SIGCONT)
     assert ana_on_first.close_code(timeout=30) == 1012
-    assert stored_plays(url, code) == before  # the late play was not stored...
+    assert stored_plays(url, code) == before  # the late play was not stored
+    # Once thawed, the process either reads the play first, and the database refuses it (a stale epoch), or
+    # renews its leases first, finds this one lost and drops the room: a race, and either way nothing of the
+    # play is stored (the database's refusal alone: tests/storage/test_ownership.py).
     log = first.log.read_text()
-    assert f"room '{code}' is at epoch 2, not 1: another process has taken it" in log  # ...the database refused it
+    assert (f"room '{code}' is at epoch 2, not 1: another process has taken it" in log
+            or f"room {code}: its lease is another process's now; dropped" in log), log
     deadline = time.monotonic() + 10
     while first.get("/healthz").json()["rooms"] and time.monotonic() < deadline:
         time.sleep(0.1)
