@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+from collections.abc import AsyncIterator
 
 import pytest
 import uvicorn
@@ -19,6 +20,18 @@ def anyio_backend():
 
 class Holder:
     """Something the collector tracks (a plain object with a dict)."""
+
+
+@contextlib.asynccontextmanager
+async def collecting(seconds: float) -> AsyncIterator[None]:
+    """The server's collector (:func:`serve.collect_young`) running every ``seconds`` inside the block."""
+    collector = asyncio.get_running_loop().create_task(serve.collect_young(seconds))
+    try:
+        yield
+    finally:
+        collector.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await collector
 
 
 def renew(objects: list[Holder]) -> None:
@@ -48,15 +61,10 @@ async def test_young_objects_that_replace_old_ones_are_collected_on_time_all_the
     renew(objects)
     assert gc.get_count()[0] < 700  # Python would not collect yet...
     assert len(gc.get_objects(0)) > 20_000  # ...though the young generation holds all the new ones
-    collector = asyncio.get_running_loop().create_task(serve.collect_young(0.02))
-    try:
+    async with collecting(0.02):
         await asyncio.sleep(0.2)
         assert len(gc.get_objects(0)) < 5_000
         assert len(gc.get_objects(1)) < 5_000  # the middle generation is collected with it, into the oldest
-    finally:
-        collector.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await collector
 
 
 @pytest.mark.anyio
@@ -66,38 +74,32 @@ async def test_what_outlives_the_collectors_first_turn_is_in_the_oldest_generati
     gc.set_threshold(10**9, *thresholds[1:])  # no collection of Python's own: only the collector's
     objects = [Holder() for _ in range(10_000)]  # young, and kept
     before = sum(stats["collections"] for stats in gc.get_stats())
-    collector = asyncio.get_running_loop().create_task(serve.collect_young(0.01))
     try:
-        for _ in range(500):
-            await asyncio.sleep(0.01)
-            if sum(stats["collections"] for stats in gc.get_stats()) > before:
-                break
-        else:
-            pytest.fail("the collector did not collect within 5 s")
+        async with collecting(0.01):
+            for _ in range(500):
+                await asyncio.sleep(0.01)
+                if sum(stats["collections"] for stats in gc.get_stats()) > before:
+                    break
+            else:
+                pytest.fail("the collector did not collect within 5 s")
         oldest = {id(held) for held in gc.get_objects(2)}
         assert all(id(held) in oldest for held in objects)  # not left in the middle generation for later
     finally:
         gc.set_threshold(*thresholds)
-        collector.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await collector
 
 
 @pytest.mark.anyio
 async def test_young_collections_wait_while_the_collector_is_disabled():
     objects = [Holder() for _ in range(30_000)]
     gc.collect()
-    collector = asyncio.get_running_loop().create_task(serve.collect_young(0.02))
-    gc.disable()
-    try:
-        renew(objects)
-        await asyncio.sleep(0.1)
-        assert len(gc.get_objects(0)) > 20_000
-    finally:
-        gc.enable()
-        collector.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await collector
+    async with collecting(0.02):
+        gc.disable()
+        try:
+            renew(objects)
+            await asyncio.sleep(0.1)
+            assert len(gc.get_objects(0)) > 20_000
+        finally:
+            gc.enable()
 
 
 def test_the_server_collects_young_objects_while_it_serves(monkeypatch):
