@@ -29,9 +29,10 @@ from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from
 from app.rooms.room import Room
 from app.rooms.seat_links import Link
-from app.rooms.views import RoomView, SeatInfo, Viewer
+from app.rooms.views import RoomView, SeatInfo, Viewer, host_controls
 from app.rules_form import rules_from_form
 from app.settings import Settings
+from app.template_parts import Pieces
 from app.wording.language import language, say
 from app.wording.players import player_name
 from app.wording.refusals import unplayable_said
@@ -40,107 +41,124 @@ router = APIRouter()
 
 @dataclass(frozen=True, slots=True)
 class Region:
-    """A live region of the table page: its block in ``room.html`` (named like its element id) and
-    ``shows``, which gives from a viewer's :class:`RoomView` a value (hashable, compared with ``==``) of
-    exactly what the region shows that viewer.
+    """A live region of the table page: its block in ``room.html`` (named like its element id), ``shows``,
+    which gives from the version's public :class:`RoomView` a value (hashable, compared with ``==``) of
+    what the region shows everyone, and ``sees``, which gives from a :class:`Viewer` what of that viewer
+    changes what it shows them (``None``: nothing does).
 
-    The region is rendered again only when that value changes: viewers, and
-    versions, for which it is equal share one rendering (per language). So it
-    must hold everything the block reads of the view, and of the viewer only
-    what changes what the block shows (``you_seat`` where "you" is written,
-    ``you_are_host`` where the host's controls are): left out, a change would
-    not be shown, or one viewer's rendering would reach another. The page's
+    The region is rendered again only when one of the two changes: viewers,
+    and versions, for which both are equal share one rendering (per
+    language). So together they must hold everything the block reads of the
+    viewer's view, ``sees`` only what of the viewer changes what the block
+    shows (``you_seat`` where "you" is written, ``you_are_host`` where the
+    host's controls are, the viewer's own hand): left out, a change would not
+    be shown, or one viewer's rendering would reach another. The page's
     constants (links, the deal pause) are the same for every connection.
 
     A region that ``names`` seats writes, rendered alone, a seat's slot of
     ``name_slots`` (:data:`NAME_SLOTS`) where it names one; the renderer
     fills them for each viewer, "You" in their own (:func:`with_names`). One
-    rendering then serves every viewer, and ``shows`` leaves the viewer out.
+    rendering then serves every viewer, and ``sees`` leaves the viewer out.
     Likewise, what a region shows only the viewer it is theirs for (the marks
     of their turn: the template's ``yours``) is written, rendered alone,
     beside what the others see (:func:`both_variants`), where ``mine`` gives
-    from a view whether it is that viewer's; each viewer is given their
-    variant (:func:`own_variants`), and ``shows`` leaves that out too. Each
-    seat (a region of its own) is done alike, its own player's variant theirs.
+    from a viewer whether it is theirs; each viewer is given their variant
+    (:func:`own_variants`), and ``sees`` leaves that out too. Each seat (a
+    region of its own) is done alike, its own player's variant theirs.
     """
 
     shows: Callable[[RoomView], Hashable]
+    sees: Callable[[Viewer], Hashable] | None = None
     names: bool = False
-    mine: Callable[[RoomView], bool] | None = None
+    mine: Callable[[Viewer], bool] | None = None
 
 
-def _status(view: RoomView) -> Hashable:
-    # The version is on the region (data-version): a new one each version. While playing it says
-    # nothing of the viewer but whether it is their turn, which it writes for both (``yours``).
-    if view.phase == "playing":
-        return view.version
-    return view.version, view.you_are_host, view.you_seat is None
+def _status(public: RoomView) -> Hashable:
+    # The version is on the region (data-version): a new one each version. While playing it says nothing of
+    # the viewer but whether it is their turn, which it writes for both (``yours``).
+    return public.version
 
 
-def _seats(view: RoomView) -> Hashable:
+def _status_sees(viewer: Viewer) -> Hashable:
+    # Out of a match, the lobby's and the end's words are the host's, a seated player's or a spectator's.
+    if viewer.public.phase == "playing":
+        return None
+    return viewer.host, viewer.seat is None
+
+
+def _seats(public: RoomView) -> Hashable:
     # What holds the seats: at the table or not, and in the lobby how many are seated. The seats themselves
     # are regions of their own (``_seat``), sent inside it when it is sent.
-    at_table = view.phase != "lobby"
-    return at_table, len(view.seats)
+    return public.phase != "lobby", len(public.seats)
 
 
-def _seat(view: RoomView, seat: SeatInfo, actions: str | None) -> Hashable:
-    # One seat as everyone sees it (its own player's marks are written for both: ``yours``), and the controls
-    # this viewer gets on it (the host's).
-    return seat, view.phase, view.rules.threshold, view.rules.lives, actions
+def _seat(public: RoomView, seat: SeatInfo) -> Hashable:
+    # One seat as everyone sees it (its own player's marks are written for both: ``yours``); the controls a
+    # viewer gets on it (the host's: ``seat_actions``) are what of the viewer it shows.
+    return seat, public.phase, public.rules.threshold, public.rules.lives
 
 
-def _trick(view: RoomView) -> Hashable:
-    match = view.match
+def seat_actions(viewer: Viewer, seat: SeatInfo) -> str | None:
+    """The host's controls ``viewer`` gets on ``seat``, one of the public seats (:func:`host_controls`)."""
+    return host_controls(viewer.public.phase, seat, host=viewer.host, own=seat.seat == viewer.seat)
+
+
+def _trick(public: RoomView) -> Hashable:
+    match = public.match
     if match is None:
         return None
     # The names of the trick's seats are filled in for each viewer ("You" for their own): not here.
-    return (view.phase, match.phase, match.trick, match.previous_trick, match.deal_number, match.trick_number,
-            match.tricks_per_deal, view.summary.trick_winner if view.summary is not None else None, view.turn,
-            view.seat_names)
+    return (public.phase, match.phase, match.trick, match.previous_trick, match.deal_number, match.trick_number,
+            match.tricks_per_deal, public.summary.trick_winner if public.summary is not None else None,
+            public.turn, public.seat_names)
 
 
-def _hand(view: RoomView) -> Hashable:
-    if not view.hand or view.match is None:
+def _hand(viewer: Viewer) -> Hashable:
+    hand, public = viewer.hand, viewer.public
+    if not hand or public.match is None:
         return ()
-    if view.your_turn:
+    if viewer.your_turn:
         # A playable card's button names the deal and the cards played (a play aimed at an older state is refused).
-        return view.hand, view.match_id, view.match.deal_number, view.cards_played
+        return hand, public.match_id, public.match.deal_number, public.cards_played
     # Waiting: a refused card's words name nobody (app.wording.refusals.WAITING), so a hand the play of another
     # did not change is not rendered again, nor sent.
-    return tuple((held.card, held.legal, held.reason and unplayable_said(held.reason)) for held in view.hand)
+    return tuple((held.card, held.legal, held.reason and unplayable_said(held.reason)) for held in hand)
 
 
-def _summary(view: RoomView) -> Hashable:
-    if view.summary is None and view.phase != "finished":
-        return view.phase  # hidden, empty
-    finished = view.phase == "finished"
-    return (view.phase, view.match.phase if view.match is not None else None, view.summary, view.seat_names,
-            view.standings, view.match_id if finished else None,
-            tuple(seat.lives for seat in view.seats) if finished else None)
+def _summary(public: RoomView) -> Hashable:
+    if public.summary is None and public.phase != "finished":
+        return public.phase  # hidden, empty
+    finished = public.phase == "finished"
+    return (public.phase, public.match.phase if public.match is not None else None, public.summary,
+            public.seat_names, public.standings, public.match_id if finished else None,
+            tuple(seat.lives for seat in public.seats) if finished else None)
+
+
+def _host_or_spectator(viewer: Viewer) -> Hashable:
+    return viewer.host, viewer.seat is None
 
 
 LIVE_REGIONS: dict[str, Region] = {
-    "status": Region(_status, mine=lambda view: view.your_turn),
+    "status": Region(_status, _status_sees, mine=lambda viewer: viewer.your_turn),
     "seats": Region(_seats),
     "trick": Region(_trick, names=True),
-    "hand": Region(_hand),
-    "scoresheet": Region(lambda view: (view.score_sheet, view.seat_names) if view.score_sheet else ()),
+    "hand": Region(lambda public: (), _hand),
+    "scoresheet": Region(lambda public: (public.score_sheet, public.seat_names) if public.score_sheet else ()),
     "summary": Region(_summary),
-    "controls": Region(lambda view: (view.phase, view.you_are_host, view.you_seat is None, len(view.seats),
-                                     view.turn_seconds)),
-    "join": Region(lambda view: (view.code, view.phase, view.you_seat is None, len(view.seats))),
-    "rules": Region(lambda view: (view.rules, view.preset, view.you_are_host and view.phase != "playing")),
+    "controls": Region(lambda public: (public.phase, len(public.seats), public.turn_seconds), _host_or_spectator),
+    "join": Region(lambda public: (public.code, public.phase, len(public.seats)), lambda viewer: viewer.seat is None),
+    "rules": Region(lambda public: (public.rules, public.preset, public.phase != "playing"),
+                    lambda viewer: viewer.host),
 }
 """The table page's live regions, by element id in page order, each with what it shows
 (:class:`Region`). A new region adds its block to ``room.html`` and a line here.
 
 ``seats`` holds the seats, each a region of its own (:data:`SEAT_IDS`, block
-``seat``, what it shows by ``_seat``, rendered with the seat as everyone sees it,
-``seat``, and the viewer's controls on it, ``seat_actions``): a play changes a seat or two, not the
-set of seats. The seats go inside their container where it has
-:data:`SEAT_SLOT`, when it is sent (it changed, or the whole page is sent);
-otherwise each seat is sent alone, when it changed."""
+``seat``, what it shows everyone by ``_seat`` and a viewer by :func:`seat_actions`,
+rendered with the seat as everyone sees it, ``seat``, and the viewer's controls on it,
+``seat_actions``): a play changes a seat or two, not the set of seats. The seats go
+inside their container where it has :data:`SEAT_SLOT`, when it is sent (it changed,
+or the whole page is sent); otherwise each seat is sent alone, when it changed."""
 
 NAMED_REGIONS = tuple(name for name, region in LIVE_REGIONS.items() if region.names)
 """The live regions that name seats as the viewer sees them (:class:`Region`)."""
@@ -160,9 +178,10 @@ NAME_SLOT = re.compile(r"<!--name-(\d)-->")
 """One of :data:`NAME_SLOTS`, its seat in the group."""
 
 
-def with_names(kept: Any, html: str, view: RoomView) -> str:
-    """``html``, a region rendered with :data:`NAME_SLOTS` in the language being spoken, as ``view``'s viewer
-    sees it: each slot filled with its seat's name, and with "You" where it is the viewer's own seat.
+def with_names(kept: Any, html: str, seats: Sequence[SeatInfo], you: int | None) -> str:
+    """``html``, a region rendered with :data:`NAME_SLOTS` in the language being spoken, as the viewer in seat
+    ``you`` (``None``: a spectator) sees it: each slot filled with the name of its seat of ``seats`` (the
+    public ones), and with "You" where it is the viewer's own seat.
 
     Kept in ``kept`` (anything with ``get(key)`` and ``[key] = html``): ``html`` cut at its slots, once
     for all viewers, and filled, by ``html`` itself (a string hashes once) and the viewer's seat where their
@@ -173,13 +192,12 @@ def with_names(kept: Any, html: str, view: RoomView) -> str:
     pieces: list[str] | None = kept.get(pieces_key)
     if pieces is None:
         pieces = kept[pieces_key] = NAME_SLOT.split(html)  # text, seat, text, seat, …, text
-    you = view.you_seat
     own = you if you is not None and str(you) in pieces[1::2] else None
     filled_key = ("names", language(), html, own)
     filled: str | None = kept.get(filled_key)
     if filled is None:
         names = {str(seat.seat): escape(say("You") if seat.seat == own else player_name(seat.name))
-                 for seat in view.seats}
+                 for seat in seats}
         filled = kept[filled_key] = "".join(
             names[piece] if index % 2 else piece for index, piece in enumerate(pieces))
     return filled
@@ -344,9 +362,61 @@ def _take_refused(request: Request, room: Room, message: str, status: int) -> Re
                                       status_code=status)
 
 
+PIECES_KEPT = 20_000
+"""How many ``{% part %}`` pieces of the table page a process keeps for all its rooms (:class:`Pieces`): a
+thousand tables of four use about half of them at a time, a few megabytes (docs/performance.md)."""
+
+
 def live_context(path_for: Callable[..., Any], deal_pause: float) -> dict[str, Any]:
     """What the live regions need besides the view: ``path_for`` (route name → path) and the deal pause."""
     return {"path_for": lambda name, **params: str(path_for(name, **params)), "deal_pause": deal_pause}
+
+
+class PageVersion:
+    """What the table page's renderers work out once for all the viewers of one version of a room, in one
+    language: what each region shows everyone (its ``shows``, :data:`LIVE_REGIONS`), and each rendering
+    found or made so far, by region (or seat) and what of the viewer it shows (its ``sees``).
+
+    ``public`` is the version's public view, ``kept`` the room's renderings kept from one version to the
+    next (:class:`~app.rooms.fanout.Kept`), ``prefix`` what begins the key of each (the renderer's kind and
+    the language).
+    """
+
+    __slots__ = ("_shows", "found", "kept", "prefix", "public")
+
+    def __init__(self, public: RoomView, kept: Any, prefix: tuple[str, str]) -> None:
+        self.public, self.kept, self.prefix = public, kept, prefix
+        self.found: dict[Hashable, Any] = {}
+        """The renderings of this version, by region (or seat) and what of the viewer they show: a region's
+        text, or the pair of its variants (:func:`own_variants`)."""
+        self._shows: dict[str, Hashable] = {}
+
+    def find(self, name: str, shows: Callable[[RoomView], Hashable], sees: Hashable) -> tuple[Any | None, Hashable]:
+        """The rendering of region ``name`` (what it ``shows`` everyone, what it ``sees`` of a viewer) kept from
+        this version or the one before, noted as this version's (``None``: none is kept), and the key it is
+        kept under."""
+        shown = self._shows.get(name, _NOTHING)
+        if shown is _NOTHING:
+            shown = self._shows[name] = shows(self.public)
+        key = (*self.prefix, name, shown, sees)
+        found = self.kept.get(key)
+        if found is not None:
+            self.found[name if sees is None else (name, sees)] = found
+        return found, key
+
+    def find_seat(self, seat: SeatInfo, actions: str | None) -> tuple[Any | None, Hashable]:
+        """The rendering of ``seat`` (one of the public seats) with the host's controls ``actions`` on it, as
+        :meth:`find` gives a region's."""
+        key = (*self.prefix, "seat", _seat(self.public, seat), actions)
+        found = self.kept.get(key)
+        if found is not None:
+            self.found[SEAT_IDS[seat.seat] if actions is None else (SEAT_IDS[seat.seat], actions)] = found
+        return found, key
+
+
+_NOTHING = object()
+_REGIONS = tuple((name, region.shows, region.sees, region.mine) for name, region in LIVE_REGIONS.items())
+""":data:`LIVE_REGIONS` as the renderer goes through them, each its name and functions."""
 
 
 class PageRenderer:
@@ -354,17 +424,22 @@ class PageRenderer:
 
     ``context`` is :func:`live_context` (links and the deal pause);
     ``link_url`` writes a seat link's URL; ``chat`` is the room's chat, whose
-    status comes with the regions (a new host gets its controls). One
-    renderer per page connection: it remembers what that page was sent.
+    status comes with the regions (a new host gets its controls);
+    ``pieces`` keeps the ``{% part %}`` pieces of every renderer that shares
+    it (the app's, :data:`PIECES_KEPT` of them), else they are kept with the
+    room's renderings. One renderer per page connection: it remembers what
+    that page was sent.
     """
 
     kind = "page"
-    __slots__ = ("context", "link_url", "room_chat", "sent")  # one per page socket
+    __slots__ = ("context", "link_url", "pieces", "room_chat", "sent")  # one per page socket
 
-    def __init__(self, context: dict[str, Any], *, link_url: Callable[[Link], str], chat: Chat | None = None) -> None:
+    def __init__(self, context: dict[str, Any], *, link_url: Callable[[Link], str], chat: Chat | None = None,
+                 pieces: Pieces | None = None) -> None:
         self.context = context
         self.link_url = link_url
         self.room_chat = chat
+        self.pieces = pieces
         self.sent: dict[str, str] = {}
 
     def render(self, viewer: Viewer, shared: dict[Any, Any]) -> dict[str, str]:
@@ -375,58 +450,78 @@ class PageRenderer:
         A region is rendered only when what it shows (:data:`LIVE_REGIONS`)
         is new to the room: renderings are kept in ``shared.kept`` (the
         room's :class:`~app.rooms.fanout.Kept`, which lasts from one version
-        to the next; a plain ``shared`` dict keeps them for one version), as
-        are the ``{% part %}`` pieces they are made of.
+        to the next; a plain ``shared`` dict keeps them for one version), and
+        the ``{% part %}`` pieces they are made of in ``pieces`` (or there too). What a region shows
+        everyone is worked out once a version (:class:`PageVersion`, in
+        ``shared``), and each viewer costs only what of them it shows them
+        (``sees``): the viewer's whole view is built only where a region has
+        to be rendered for them.
         """
         kept = getattr(shared, "kept", shared)
-        view = viewer.view()
         spoken = language()
+        version: PageVersion | None = shared.get((self.kind, spoken))
+        if version is None:
+            version = shared[self.kind, spoken] = PageVersion(viewer.public, kept, (self.kind, spoken))
+        found_in = version.found
         regions: dict[str, str] = {}
-        missing: dict[str, tuple[Block, Hashable]] = {}
+        missing: dict[str, tuple[Block, Hashable, Hashable]] = {}  # by element id: the block, its key, found as
         # The regions rendered with both variants (``yours``) are kept as the pair what others see, what the
         # viewer it is theirs for sees (:func:`own_variants`); here, which of the two this viewer gets.
         owned: dict[str, bool] = {}
-        for name, region in LIVE_REGIONS.items():
-            key = (self.kind, name, spoken, region.shows(view))
-            found = kept.get(key)
-            if region.mine is not None:
-                owned[name] = region.mine(view)
-                if found is not None:
-                    found = found[owned[name]]
+        for name, shows, sees_of, mine_of in _REGIONS:
+            sees = None if sees_of is None else sees_of(viewer)
+            found_as: Hashable = name if sees is None else (name, sees)
+            found = found_in.get(found_as)
             if found is None:
-                missing[name] = name, key
+                found, key = version.find(name, shows, sees)
+                if found is None:
+                    missing[name] = name, key, found_as
+            if mine_of is not None:
+                mine = owned[name] = mine_of(viewer)
+                if found is not None:
+                    found = found[mine]
             regions[name] = found or ""  # filled in below when missing
             if name == "seats":
-                for seat, shown in zip(view.seats, viewer.public.seats, strict=True):
-                    actions = view.host_controls(seat)
-                    seat_id, seat_key = SEAT_IDS[seat.seat], (self.kind, "seat", spoken, _seat(view, shown, actions))
-                    owned[seat_id] = seat.is_you
-                    found = kept.get(seat_key)
-                    if found is None:
-                        missing[seat_id] = ("seat", {"seat": shown, "seat_actions": actions}), seat_key
-                    else:
-                        found = found[seat.is_you]
-                    regions[seat_id] = found or ""
+                self._seats(viewer, version, regions, missing, owned)
         if missing:
-            rendered = render_each("room.html", [block for block, _ in missing.values()],
-                                   {**self.context, "view": view, "parts": kept, "seat_slot": SEAT_SLOT,
+            pieces = kept if self.pieces is None else self.pieces
+            rendered = render_each("room.html", [block for block, _, _ in missing.values()],
+                                   {**self.context, "view": viewer.view(), "parts": pieces, "seat_slot": SEAT_SLOT,
                                     "name_slots": NAME_SLOTS, "yours": both_variants})
-            for (name, (_, wanted)), html in zip(missing.items(), rendered, strict=True):
+            for (name, (_, key, found_as)), html in zip(missing.items(), rendered, strict=True):
                 if name in owned:
-                    pair = kept[wanted] = own_variants(html)
+                    pair = kept[key] = found_in[found_as] = own_variants(html)
                     regions[name] = pair[owned[name]]
                 else:
-                    regions[name] = kept[wanted] = html
+                    regions[name] = kept[key] = found_in[found_as] = html
         for name in NAMED_REGIONS:
-            regions[name] = with_names(kept, regions[name], view)
+            regions[name] = with_names(kept, regions[name], version.public.seats, viewer.seat)
         if self.room_chat is not None:
-            status = self.room_chat.status(view.match_id)
-            chat_key = (self.kind, "chat-status", spoken, view.you_are_host, status)
+            status = self.room_chat.status(version.public.match_id)
+            chat_key = (*version.prefix, "chat-status", viewer.host, status)
             chat_status = kept.get(chat_key)
             if chat_status is None:
-                chat_status = kept[chat_key] = self.chat_status(status, host=view.you_are_host)
+                chat_status = kept[chat_key] = self.chat_status(status, host=viewer.host)
             regions["chat-status"] = chat_status
         return regions
+
+    @staticmethod
+    def _seats(viewer: Viewer, version: PageVersion, regions: dict[str, str],
+               missing: dict[str, tuple[Block, Hashable, Hashable]], owned: dict[str, bool]) -> None:
+        """Each seat's region for ``viewer`` into ``regions`` (where it is kept), else into ``missing``; which
+        of its variants is theirs into ``owned``."""
+        found_in, host, you = version.found, viewer.host, viewer.seat
+        for seat in version.public.seats:
+            seat_id = SEAT_IDS[seat.seat]
+            actions = seat_actions(viewer, seat) if host else None  # the host's controls: a viewer who hosts
+            found_as: Hashable = seat_id if actions is None else (seat_id, actions)
+            found = found_in.get(found_as)
+            if found is None:
+                found, key = version.find_seat(seat, actions)
+                if found is None:
+                    missing[seat_id] = ("seat", {"seat": seat, "seat_actions": actions}), key, found_as
+            owned[seat_id] = mine = seat.seat == you
+            regions[seat_id] = "" if found is None else found[mine]
 
     def frame(self, regions: dict[str, str], *, whole: bool = False) -> str | None:
         """The regions that differ from what this connection last got (all of them if ``whole``), or ``None``.
@@ -499,6 +594,7 @@ async def room_socket(websocket: WebSocket) -> None:
     room = await accept_room_socket(websocket, code, registry, settings, language)
     if room is None:
         return
-    renderer = PageRenderer(websocket.app.state.live_context, link_url=link_url(websocket, settings), chat=room.chat)
+    renderer = PageRenderer(websocket.app.state.live_context, link_url=link_url(websocket, settings), chat=room.chat,
+                            pieces=websocket.app.state.pieces)
     await serve(websocket, room, settings, player_token_hash(websocket, room), renderer, adapt=translate_page_message,
                 language=language, viewer=browser_viewer(websocket))

@@ -142,20 +142,26 @@ class RoomView(NamedTuple):
         return self.you_are_host and self.phase != "playing" and MIN_PLAYERS <= len(self.seats) <= MAX_PLAYERS
 
     def host_controls(self, seat: SeatInfo) -> str | None:
-        """Which of the host's controls this viewer gets on ``seat`` (one of this view's seats): ``"remove"``
-        out of a match, on a seat not theirs; ``"hand"`` during a match, on a person's seat that is still in
-        and has no connection (hand it to a bot, or give it to someone else); ``None`` otherwise, and always
-        for a viewer who does not host."""
-        if not self.you_are_host:
-            return None
-        if self.phase != "playing":
-            return None if seat.is_you else "remove"
-        return "hand" if not seat.bot and not seat.connected and not seat.eliminated else None
+        """Which of the host's controls this viewer gets on ``seat`` (one of this view's seats), as
+        :func:`host_controls` says."""
+        return host_controls(self.phase, seat, host=self.you_are_host, own=seat.is_you)
 
     @property
     def has_free_seat(self) -> bool:
         """Whether a seat is still free for a person or a bot (at most 7 play; docs/rules.md §1)."""
         return len(self.seats) < MAX_PLAYERS
+
+
+def host_controls(phase: str, seat: SeatInfo, *, host: bool, own: bool) -> str | None:
+    """Which of the host's controls a viewer gets on ``seat`` in a room in ``phase``: ``"remove"`` out of a
+    match, on a seat not their ``own``; ``"hand"`` during a match, on a person's seat that is still in and
+    has no connection (hand it to a bot, or give it to someone else); ``None`` otherwise, and always for a
+    viewer who does not ``host``."""
+    if not host:
+        return None
+    if phase != "playing":
+        return None if own else "remove"
+    return "hand" if not seat.bot and not seat.connected and not seat.eliminated else None
 
 
 class Table(NamedTuple):
@@ -324,6 +330,11 @@ class Viewer:
     def version(self) -> int:
         """The version of the room seen."""
         return self.public.version
+
+    @property
+    def your_turn(self) -> bool:
+        """Whether the viewer is the seat to play."""
+        return self.seat is not None and self.public.turn == self.seat
 
     def view(self) -> RoomView:
         """Everything this viewer sees (:func:`viewer_view`)."""
