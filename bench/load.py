@@ -537,6 +537,13 @@ class Table:
                 await self.changed.wait()
 
 
+def player_name(table: int, seat: int) -> str:
+    """The name of the player in ``seat`` (from 0) at table ``table``: ``"Player 2 t17"``. Each table's names
+    are its own, as at real tables, so that nothing the server keeps by what it shows (a seat's pieces of
+    the table page, say) is found again at another table only because the names are alike."""
+    return f"Player {seat + 1} t{table}"
+
+
 async def open_tables(target: Target, config: Config, count: int) -> list[Table]:
     """Open ``count`` rooms over HTTP, each with ``config.players`` players; returns them in order.
 
@@ -558,10 +565,11 @@ async def open_tables(target: Target, config: Config, count: int) -> list[Table]
     async def one(index: int) -> Table:
         port = target.table_port(index)
         async with limit:
-            room = await post(target.opening_port(index), "/api/rooms", {"name": "Player 1", "preset": config.preset})
+            room = await post(target.opening_port(index), "/api/rooms",
+                              {"name": player_name(index, 0), "preset": config.preset})
             tokens = [room["token"]]
             for seat in range(1, config.players):
-                joined = await post(port, f"/api/rooms/{room['code']}/players", {"name": f"Player {seat + 1}"})
+                joined = await post(port, f"/api/rooms/{room['code']}/players", {"name": player_name(index, seat)})
                 tokens.append(joined["token"])
         return Table(index, room["code"], tokens, random.Random(f"{config.seed}-{index}"), port)
 
