@@ -33,7 +33,6 @@ from app.rooms.persistence import RoomStore
 from app.security import Refused, SecurityHeaders
 from app.settings import Settings
 from app.storage import Storage, StorageError
-from app.template_parts import Pieces
 from app.wording.errors import problem, request_problems
 from app.wording.language import load_catalogues
 
@@ -108,7 +107,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings, app.state.metrics = settings, metrics
     # One for every page socket: each used to hold a copy of its own.
     app.state.live_context = room_pages.live_context(app.url_path_for, settings.deal_pause_seconds)
-    app.state.pieces = Pieces(room_pages.PIECES_KEPT)  # the pieces of every room's table page (app.template_parts)
 
     @app.exception_handler(RoomError)
     async def room_error(request: Request, error: RoomError) -> JSONResponse:

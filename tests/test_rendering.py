@@ -26,7 +26,6 @@ from app.rendering import card_face, render_each, templates, when
 from app.rooms.fanout import Kept, Renderings
 from app.rooms.lobby import Seat
 from app.rooms.views import Table
-from app.template_parts import Pieces
 from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES, speaking, translations
 from tests.game.helpers import random_steps
 from tests.words import english_left, readable
@@ -141,28 +140,6 @@ def test_a_part_is_rendered_once_for_equal_keys_and_again_when_they_change():
     # The next version's store has them too: found again, not rendered again.
     following = store.following()
     assert template.render(seats=[Seat("Ana", False)], parts=following) == "<b>Ana</b>" and len(following) == 1
-
-
-def test_a_store_of_pieces_finds_a_part_for_any_render_and_lets_the_least_recently_used_go():
-    template = templates.env.from_string(PART)
-    store = Pieces(3)
-    Seat = namedtuple("Seat", "name is_you")
-    assert template.render(seats=[Seat("Ana", False), Seat("Ben", True)], parts=store) == "<b>Ana</b><b>Ben you</b>"
-    assert (len(store), store.made, store.found) == (2, 2, 0)
-    # Another render (another room's, another version's) with equal keys finds them: nothing rendered again.
-    assert template.render(seats=[Seat("Ben", True), Seat("Ana", False)], parts=store) == "<b>Ben you</b><b>Ana</b>"
-    assert (len(store), store.made, store.found) == (2, 2, 2)
-    with speaking("da"):  # said in another language: a piece of its own
-        assert template.render(seats=[Seat("Ana", False)], parts=store) == "<b>Ana</b>"
-    assert (len(store), store.made) == (3, 3)
-    # Full: the piece used longest ago goes (Ben's: Ana's English piece was used after it).
-    assert template.render(seats=[Seat("Cy", False)], parts=store) == "<b>Cy</b>" and len(store) == 3
-    assert template.render(seats=[Seat("Ana", False)], parts=store) == "<b>Ana</b>"
-    assert store.made == 4
-    assert template.render(seats=[Seat("Ben", True)], parts=store) == "<b>Ben you</b>"
-    assert store.made == 5 and len(store) == 3
-    with pytest.raises(ValueError, match="at least one"):
-        Pieces(0)
 
 
 def test_a_part_without_a_store_is_rendered_every_time_and_escapes_as_the_rest():

@@ -32,7 +32,6 @@ from app.rooms.seat_links import Link
 from app.rooms.views import RoomView, SeatInfo, Viewer, host_controls
 from app.rules_form import rules_from_form
 from app.settings import Settings
-from app.template_parts import Pieces
 from app.wording.language import language, say
 from app.wording.players import player_name
 from app.wording.refusals import unplayable_said
@@ -362,11 +361,6 @@ def _take_refused(request: Request, room: Room, message: str, status: int) -> Re
                                       status_code=status)
 
 
-PIECES_KEPT = 20_000
-"""How many ``{% part %}`` pieces of the table page a process keeps for all its rooms (:class:`Pieces`): a
-thousand tables of four use about half of them at a time, a few megabytes (docs/performance.md)."""
-
-
 def live_context(path_for: Callable[..., Any], deal_pause: float) -> dict[str, Any]:
     """What the live regions need besides the view: ``path_for`` (route name → path) and the deal pause."""
     return {"path_for": lambda name, **params: str(path_for(name, **params)), "deal_pause": deal_pause}
@@ -424,22 +418,17 @@ class PageRenderer:
 
     ``context`` is :func:`live_context` (links and the deal pause);
     ``link_url`` writes a seat link's URL; ``chat`` is the room's chat, whose
-    status comes with the regions (a new host gets its controls);
-    ``pieces`` keeps the ``{% part %}`` pieces of every renderer that shares
-    it (the app's, :data:`PIECES_KEPT` of them), else they are kept with the
-    room's renderings. One renderer per page connection: it remembers what
-    that page was sent.
+    status comes with the regions (a new host gets its controls). One
+    renderer per page connection: it remembers what that page was sent.
     """
 
     kind = "page"
-    __slots__ = ("context", "link_url", "pieces", "room_chat", "sent")  # one per page socket
+    __slots__ = ("context", "link_url", "room_chat", "sent")  # one per page socket
 
-    def __init__(self, context: dict[str, Any], *, link_url: Callable[[Link], str], chat: Chat | None = None,
-                 pieces: Pieces | None = None) -> None:
+    def __init__(self, context: dict[str, Any], *, link_url: Callable[[Link], str], chat: Chat | None = None) -> None:
         self.context = context
         self.link_url = link_url
         self.room_chat = chat
-        self.pieces = pieces
         self.sent: dict[str, str] = {}
 
     def render(self, viewer: Viewer, shared: dict[Any, Any]) -> dict[str, str]:
@@ -450,8 +439,8 @@ class PageRenderer:
         A region is rendered only when what it shows (:data:`LIVE_REGIONS`)
         is new to the room: renderings are kept in ``shared.kept`` (the
         room's :class:`~app.rooms.fanout.Kept`, which lasts from one version
-        to the next; a plain ``shared`` dict keeps them for one version), and
-        the ``{% part %}`` pieces they are made of in ``pieces`` (or there too). What a region shows
+        to the next; a plain ``shared`` dict keeps them for one version), as
+        are the ``{% part %}`` pieces they are made of. What a region shows
         everyone is worked out once a version (:class:`PageVersion`, in
         ``shared``), and each viewer costs only what of them it shows them
         (``sees``): the viewer's whole view is built only where a region has
@@ -484,9 +473,8 @@ class PageRenderer:
             if name == "seats":
                 self._seats(viewer, version, regions, missing, owned)
         if missing:
-            pieces = kept if self.pieces is None else self.pieces
             rendered = render_each("room.html", [block for block, _, _ in missing.values()],
-                                   {**self.context, "view": viewer.view(), "parts": pieces, "seat_slot": SEAT_SLOT,
+                                   {**self.context, "view": viewer.view(), "parts": kept, "seat_slot": SEAT_SLOT,
                                     "name_slots": NAME_SLOTS, "yours": both_variants})
             for (name, (_, key, found_as)), html in zip(missing.items(), rendered, strict=True):
                 if name in owned:
@@ -594,7 +582,6 @@ async def room_socket(websocket: WebSocket) -> None:
     room = await accept_room_socket(websocket, code, registry, settings, language)
     if room is None:
         return
-    renderer = PageRenderer(websocket.app.state.live_context, link_url=link_url(websocket, settings), chat=room.chat,
-                            pieces=websocket.app.state.pieces)
+    renderer = PageRenderer(websocket.app.state.live_context, link_url=link_url(websocket, settings), chat=room.chat)
     await serve(websocket, room, settings, player_token_hash(websocket, room), renderer, adapt=translate_page_message,
                 language=language, viewer=browser_viewer(websocket))

@@ -391,20 +391,3 @@ def test_a_page_whose_seat_moved_watches_and_drops_its_link(client):
         assert 'data-code="seat_moved"' in told and '<section id="seat-link" class="seat-link" hidden>' in told
         update = socket.receive_text()  # the regions as a spectator sees them
         assert 'id="seat-1"' in update and "Continue on another device" not in update and "you-tag" not in update
-
-
-def test_the_page_sockets_of_every_room_keep_their_pieces_in_the_apps_store_and_whole_pages_none(client):
-    pieces = client.app.state.pieces
-    rooms = [open_room(client, names) for names in (["Ana", "Ben"], ["Cy", "Dag"])]
-    for code, tokens in rooms:
-        client.cookies.clear()
-        client.cookies.set(f"cucumber_{code}", tokens[1])
-        kept = (len(pieces), pieces.made, pieces.found)
-        client.get(f"/r/{code}")  # a whole page renders every piece itself: the store is the live regions'
-        assert (len(pieces), pieces.made, pieces.found) == kept
-        with client.websocket_connect(f"/r/{code}/ws") as socket:
-            first = socket.receive_text()
-            assert 'class="tag you-tag"' in first and first.count("<article") == 2
-    # The second room's seats found the pieces the first made that show no name (a seat's class, its label's
-    # end, its own controls); those that name a player are each room's own.
-    assert pieces.found > 0 and pieces.made > 0

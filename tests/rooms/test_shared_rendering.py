@@ -12,15 +12,7 @@ import orjson
 import pytest
 
 from app.api import room_pages
-from app.api.room_pages import (
-    LIVE_REGIONS,
-    OWN_VARIANTS,
-    PIECES_KEPT,
-    SEAT_IDS,
-    PageRenderer,
-    both_variants,
-    own_variants,
-)
+from app.api.room_pages import LIVE_REGIONS, OWN_VARIANTS, SEAT_IDS, PageRenderer, both_variants, own_variants
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
 from app.game.score_sheet import score_sheet
@@ -31,7 +23,6 @@ from app.rooms.fanout import Renderings
 from app.rooms.lobby import Seat
 from app.rooms.protocol import JsonRenderer, state_message
 from app.rooms.views import SeatInfo, Table, room_view
-from app.template_parts import Pieces
 from app.wording.language import speaking
 from tests.game.helpers import random_steps
 
@@ -132,37 +123,6 @@ def test_each_page_viewer_gets_what_rendering_for_them_alone_gives_in_every_vers
     for renderings, seat, host in each_viewer(seed):
         shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
         assert_alone(shared, {**CONTEXT, "view": room_view(renderings.table, seat, host=host)})
-
-
-def renamed(table):
-    """``table`` at another room whose players have other names (the same seats, ids and tokens)."""
-    names = {"Ana": "Zoë", "Ben": "Ben <b>", "Easy bot 1": "Easy bot 1"}
-    return table._replace(code="ROOM2", seats=tuple(replace(seat, name=names[seat.name]) for seat in table.seats))
-
-
-def test_pieces_kept_for_every_room_give_each_page_viewer_what_rendering_for_them_alone_gives():
-    """One store of pieces for the page renderers of two rooms playing at once, whose players have other
-    names: whatever one room's renderers kept, each viewer of each room gets what its view gives rendered
-    afresh, in every version and language."""
-    pieces = Pieces(PIECES_KEPT)
-    lives = [((renderings, seat, host), (renamed_renderings, seat, host))
-             for (renderings, seat, host), renamed_renderings in zip(each_viewer(1), renamed_versions(1), strict=True)]
-    for pair in lives:
-        for renderings, seat, host in pair:
-            shared = PageRenderer(CONTEXT, link_url=str, pieces=pieces).render(renderings.viewer(seat, host),
-                                                                               renderings.shared)
-            assert_alone(shared, {**CONTEXT, "view": room_view(renderings.table, seat, host=host)})
-    assert pieces.found > pieces.made > 0
-
-
-def renamed_versions(seed):
-    """The renderings :func:`each_viewer` yields, each of the same version at the :func:`renamed` room."""
-    previous, last = None, None
-    for renderings, _, _ in each_viewer(seed):
-        if renderings is not last:
-            previous = Renderings(renamed(renderings.table), previous)
-            last = renderings
-        yield previous
 
 
 def each_viewer(seed):
