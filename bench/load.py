@@ -539,8 +539,9 @@ class Table:
 
 def player_name(table: int, seat: int) -> str:
     """The name of the player in ``seat`` (from 0) at table ``table``: ``"Player 2 t17"``. Each table's names
-    are its own, as at real tables, so that nothing the server keeps by what it shows (a seat's pieces of
-    the table page, say) is found again at another table only because the names are alike."""
+    are its own, as at real tables, so that nothing the server keeps for every room by what it shows (the
+    sentences it has said with a player's name, say) is found again at another table only because the names
+    are alike."""
     return f"Player {seat + 1} t{table}"
 
 
