@@ -239,6 +239,22 @@
     if (card) flash(card.dataset.reason || words.cannot_play, "info");
   });
 
+  // ---- One click, one action. The second click of a double click may come after the table has
+  // changed under the pointer: "Remove Ben" is done, Cy's "Remove" now stands where Ben's stood, and
+  // that click would remove Cy. A click the browser counts as the second (or third) of a run
+  // (detail above 1) on a button that sends to the table is dropped before htmx sees it. Enter, Space
+  // and a script's click() count 0 or 1, and a click on another spot starts a new run.
+  document.addEventListener("click", function (event) {
+    if (event.detail < 2 || !event.target.closest) return;
+    var button = event.target.closest("button");
+    if (!button) return;
+    var sends = button.hasAttribute("ws-send") ||
+      (button.type === "submit" && button.form !== null && button.form.hasAttribute("ws-send"));
+    if (!sends) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  }, true);
+
   showTurnInTitle();
 
   // Rules forms: choosing a preset shows its options; changing an option makes the rules custom.
