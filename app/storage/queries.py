@@ -101,20 +101,29 @@ def delete_unused_room(session: Session, *, code: str, closed_at: datetime) -> b
     return deleted.rowcount > 0
 
 
-def start_match(session: Session, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
+def start_match(connection: Connection, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
                 players: Sequence[str], started_at: datetime) -> None:
     """Insert a match in progress; any other match in progress at the same room is abandoned.
 
-    Storing the same match again (a retry after a lost answer) does nothing.
+    SQL Core on ``connection``, in its transaction: a look-up of the match, then an update of the room's
+    matches and an insert (a room starts a match at every "Play again"; an ORM session for it cost several
+    times as much). Storing the same match again (a retry after a lost answer) does nothing. Raises
+    SQLAlchemy's errors for a match id in use by another match, an unknown room, a value no database here
+    may hold or a database failure.
     """
-    stored = session.get(MatchRow, match_id)
-    if (stored is not None and stored.status == IN_PROGRESS and stored.room_code == room_code
-            and stored.players == list(players)):
+    players = list(players)
+    stored = connection.execute(_STORED_MATCH, {"match_id": match_id}).one_or_none()
+    if stored is not None and tuple(stored) == (IN_PROGRESS, room_code, players):
         return
     if room_code is not None:
-        _abandon_room_matches(session, room_code=room_code, ended_at=started_at)
-    session.add(MatchRow(id=match_id, room_code=room_code, status=IN_PROGRESS, imported=False, rules=dict(rules),
-                         players=list(players), preset=_preset_of(rules), started_at=started_at))
+        _abandon_room_matches(connection, room_code=room_code, ended_at=started_at)
+    connection.execute(insert(MatchRow), {"id": match_id, "room_code": room_code, "status": IN_PROGRESS,
+                                          "imported": False, "rules": dict(rules), "players": players,
+                                          "preset": _preset_of(rules), "started_at": started_at})
+
+
+_STORED_MATCH = select(MatchRow.status, MatchRow.room_code, MatchRow.players).where(
+    MatchRow.id == bindparam("match_id"))
 
 
 def record_deal(connection: Connection, *, match_id: str, deal: int, dealer: int,
@@ -252,29 +261,28 @@ _INSERT_NEXT_PLAY = _insert_next_play()
 _INSERT_NEXT_FENCED_PLAY = _insert_next_play(ownership.ROOM_AT_EPOCH)
 
 
-def finish_match(session: Session, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
+def finish_match(connection: Connection, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
                  winners: Sequence[int], ended_at: datetime) -> None:
     """Mark a match finished with its record and results.
 
-    A match that was never started here (its start was lost) is inserted,
-    with ``started_at`` equal to ``ended_at``. Raises :class:`StorageError`
-    if ``record`` has no list of deals.
+    SQL Core on ``connection``, in its transaction: one update. A match that was never started here (its
+    start was lost) is inserted, with ``started_at`` equal to ``ended_at``. Raises :class:`StorageError` if
+    ``record`` has no list of deals; SQLAlchemy's errors (or the driver's ``TypeError`` or ``ValueError``)
+    for a value no database here may hold or a database failure.
     """
     deals = record.get("deals")
     if not isinstance(deals, list):
         raise StorageError(f"the record of match {match_id!r} has no list of deals")
-    row = session.get(MatchRow, match_id)
-    if row is None:
-        row = MatchRow(id=match_id, room_code=None, imported=False, rules=dict(record.get("rules") or {}),
-                       players=list(record.get("players") or []), started_at=ended_at)
-        row.preset = _preset_of(row.rules)
-        session.add(row)
-    row.status = FINISHED
-    row.ended_at = ended_at
-    row.record = dict(record)
-    row.placings = list(placings)
-    row.winners = list(winners)
-    row.deal_count = len(deals)
+    result = {"status": FINISHED, "ended_at": ended_at, "record": dict(record), "placings": list(placings),
+              "winners": list(winners), "deal_count": len(deals)}
+    finished = cast("CursorResult[Any]", connection.execute(
+        update(MatchRow).where(MatchRow.id == match_id).values(**result)))
+    if finished.rowcount:
+        return
+    rules = dict(record.get("rules") or {})
+    connection.execute(insert(MatchRow), {"id": match_id, "room_code": None, "imported": False, "rules": rules,
+                                          "players": list(record.get("players") or []), "preset": _preset_of(rules),
+                                          "started_at": ended_at, **result})
 
 
 def abandon_match(session: Session, *, match_id: str, ended_at: datetime) -> None:
@@ -399,9 +407,10 @@ def _cannot_hold(column: InstrumentedAttribute[str], key: str) -> bool:
     return text_fault(key, column.type.length) is not None
 
 
-def _abandon_room_matches(session: Session, *, room_code: str, ended_at: datetime) -> None:
-    session.execute(update(MatchRow).where(MatchRow.room_code == room_code, MatchRow.status == IN_PROGRESS)
-                    .values(status=ABANDONED, ended_at=ended_at))
+def _abandon_room_matches(run: Session | Connection, *, room_code: str, ended_at: datetime) -> None:
+    """Abandon the matches in progress at room ``room_code``, in the transaction of ``run``."""
+    run.execute(update(MatchRow).where(MatchRow.room_code == room_code, MatchRow.status == IN_PROGRESS)
+                .values(status=ABANDONED, ended_at=ended_at))
 
 
 def _preset_of(rules: Mapping[str, Any]) -> str | None:

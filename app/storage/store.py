@@ -8,7 +8,7 @@ deals and plays of the rooms a group commit (``submit_…``, a future each, or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import datetime
@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any
 
 from alembic.util import CommandError
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -170,17 +170,17 @@ class Storage:
         e.g. for a match id in use by another match or an unknown room.
         """
         with self._unit(f"start match {match_id!r}", write=True, fence=fence) as session:
-            queries.start_match(session, match_id=match_id, room_code=room_code, rules=rules, players=players,
-                                started_at=started_at)
+            queries.start_match(session.connection(), match_id=match_id, room_code=room_code, rules=rules,
+                                players=players, started_at=started_at)
 
     async def commit_start_match(self, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
                                  players: Sequence[str], started_at: datetime, fence: Fence | None = None) -> None:
         """:meth:`start_match` in the next group commit, for a caller on the event loop: returns once the match
         is committed, or raises :class:`StorageError` where :meth:`start_match` would, and when the database
         refuses the whole batch (nothing of the match is stored then)."""
-        await self._batch.submit_waited(f"start match {match_id!r}", ownership.fenced(fence, _in_session(partial(
+        await self._batch.submit_waited(f"start match {match_id!r}", ownership.fenced(fence, partial(
             queries.start_match, match_id=match_id, room_code=room_code, rules=rules, players=players,
-            started_at=started_at))))
+            started_at=started_at)))
 
     def record_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> None:
         """Store deal ``deal`` (from 0) of a match as dealt: ``dealer`` seat, ``hands[s]`` card codes of seat s.
@@ -261,17 +261,17 @@ class Storage:
         (started at ``ended_at``). Raises :class:`StorageError`.
         """
         with self._unit(f"finish match {match_id!r}", write=True, fence=fence) as session:
-            queries.finish_match(session, match_id=match_id, record=record, placings=placings, winners=winners,
-                                 ended_at=ended_at)
+            queries.finish_match(session.connection(), match_id=match_id, record=record, placings=placings,
+                                 winners=winners, ended_at=ended_at)
 
     async def commit_finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
                                   winners: Sequence[int], ended_at: datetime, fence: Fence | None = None) -> None:
         """:meth:`finish_match` in the next group commit, for a caller on the event loop: returns once the end
         is committed, or raises :class:`StorageError` where :meth:`finish_match` would, and when the database
         refuses the whole batch (the match stays in progress then)."""
-        await self._batch.submit_waited(f"finish match {match_id!r}", ownership.fenced(fence, _in_session(partial(
+        await self._batch.submit_waited(f"finish match {match_id!r}", ownership.fenced(fence, partial(
             queries.finish_match, match_id=match_id, record=record, placings=placings, winners=winners,
-            ended_at=ended_at))))
+            ended_at=ended_at)))
 
     def abandon_match(self, *, match_id: str, ended_at: datetime, fence: Fence | None = None) -> None:
         """Mark a match in progress abandoned: kept, but neither restored nor listed.
@@ -472,16 +472,6 @@ def _refusal(reason: str, seat: int | None = None) -> RecordRejected:
     """A refused record that has no fault at a deal: the reason, and the seat it concerns if any."""
     return RecordRejected(reason, {"ok": False, "deal": None, "play": None, "seat": seat, "card": None,
                                    "reason": reason})
-
-
-def _in_session(change: Callable[[Session], None]) -> Write:
-    """A unit of the group commit that makes ``change`` through an ORM session on the batch's connection, in
-    its transaction (or savepoint): the session joins it, and neither commits nor ends it."""
-    def write(connection: Connection) -> None:
-        with Session(bind=connection) as session:
-            change(session)
-            session.flush()
-    return write
 
 
 def _deal_write(*, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]],
