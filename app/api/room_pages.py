@@ -34,7 +34,7 @@ from app.rules_form import rules_from_form
 from app.settings import Settings
 from app.wording.language import language, say
 from app.wording.players import player_name
-from app.wording.refusals import unplayable_said
+from app.wording.refusals import WAITING, unplayable_said
 
 router = APIRouter()
 
@@ -113,14 +113,21 @@ def _trick(public: RoomView) -> Hashable:
 
 
 def _hand(viewer: Viewer) -> Hashable:
-    hand, public = viewer.hand, viewer.public
-    if not hand or public.match is None:
+    public = viewer.public
+    if public.match is None:
+        return ()
+    rest = viewer.at_rest
+    if rest is not None and rest[1] in WAITING:
+        # Waiting: its cards, and why, in words that name nobody (app.wording.refusals.WAITING), so a hand the
+        # play of another did not change is not rendered again, nor sent; told without building the hand's view.
+        return rest
+    hand = viewer.hand
+    if not hand:
         return ()
     if viewer.your_turn:
         # A playable card's button names the deal and the cards played (a play aimed at an older state is refused).
         return hand, public.match_id, public.match.deal_number, public.cards_played
-    # Waiting: a refused card's words name nobody (app.wording.refusals.WAITING), so a hand the play of another
-    # did not change is not rendered again, nor sent.
+    # Refused otherwise (the match over): each card with what its refusal says.
     return tuple((held.card, held.legal, held.reason and unplayable_said(held.reason)) for held in hand)
 
 

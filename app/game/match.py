@@ -190,6 +190,13 @@ class Match(NamedTuple):
         except InvalidCard:
             return False
 
+    def waiting(self, seat: int | None) -> str | None:
+        """The code of the refusal every card of ``seat`` meets now whatever the card, or ``None`` when the
+        seat is to play: ``match_over`` (§2.10), ``deal_not_started`` (between deals) or ``not_your_turn``
+        (another seat's turn, §2.3). For ``None`` (no seat), only the first two.
+        """
+        return _waiting(self, seat)
+
     def refusal(self, seat: int, card: Card | str) -> Refusal | None:
         """Why ``seat`` may not play ``card`` (a card or its code) now; ``None`` when it may.
 
@@ -382,13 +389,15 @@ def _check_deal_due(match: Match) -> None:
 def _refusal(match: Match, seat: int | None, card: Card) -> Refusal | None:
     """Why ``seat`` may not play ``card`` now (``None``: it may), without raising: a hand's view asks this
     of most of its cards for every state shown (docs/rules.md §2.3–2.4, §2.10, §3)."""
-    deal = match.deal
-    if match.finished:
+    waiting = _waiting(match, seat)
+    if waiting == MatchOver.code:
         return _MATCH_OVER
-    if deal is None or deal.turn is None:
+    if waiting == DealNotStarted.code:
         return _DEAL_NOT_STARTED
-    if seat is not None and seat != deal.turn:
-        return Refusal("not_your_turn", seat=deal.turn, player=match.players[deal.turn])
+    deal = match.deal
+    assert deal is not None and deal.turn is not None  # a deal in progress, or _waiting would have said
+    if waiting is not None:
+        return Refusal(NotYourTurn.code, seat=deal.turn, player=match.players[deal.turn])
     hand = deal.hands[deal.turn]
     if not hand >> card & 1:
         return Refusal("card_not_in_hand", card=card)
@@ -397,6 +406,19 @@ def _refusal(match: Match, seat: int | None, card: Card) -> Refusal | None:
         code = "lowest_after_ace" if deal.forced else match.rules.follow
         lowest = cards_of(hand & RANK_BITS[lowest_rank_of(hand)])
         return Refusal(code, card=card, highest=deal.winning, lowest=lowest)
+    return None
+
+
+def _waiting(match: Match, seat: int | None) -> str | None:
+    """The refusal code of every card ``seat`` might play now, whatever the card, or ``None`` when the seat
+    is to play (for no seat: when a deal is in progress): the checks :func:`_refusal` makes first."""
+    deal = match.deal
+    if match.finished:
+        return MatchOver.code
+    if deal is None or deal.turn is None:
+        return DealNotStarted.code
+    if seat is not None and seat != deal.turn:
+        return NotYourTurn.code
     return None
 
 

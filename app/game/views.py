@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from app.game.cards import Card
+from app.game.cards import Card, cards_of
 from app.game.match import Match
 from app.game.refusals import Refusal
 from app.game.rules import Rules
@@ -174,6 +174,25 @@ def view_for(match: Match, seat: int | None) -> MatchView:
         winners=match.winners,
         you=you,
     )
+
+
+def hand_at_rest(match: Match, seat: int) -> tuple[tuple[Card, ...], str] | None:
+    """``seat``'s hand while the seat may play none of it: its cards, lowest rank first, and the code of the
+    refusal each of them meets (:meth:`~app.game.match.Match.waiting`: ``not_your_turn``,
+    ``deal_not_started`` or ``match_over``); ``None`` while the seat is to play, and for an empty hand.
+
+    :func:`hand_view` then refuses every card alike, for one reason with that code. So two states equal
+    here show the seat the same hand, refused the same way but for the facts of the reason (whose turn
+    it is): a server can tell, without building the hand's view, that a waiting hand is as it was. Raises
+    ``IndexError`` for a seat that is not in the match.
+    """
+    if not 0 <= seat < match.seat_count:
+        raise IndexError(f"no seat {seat} in this match")
+    deal = match.deal
+    if deal is None or not deal.hands[seat]:
+        return None
+    waiting = match.waiting(seat)
+    return None if waiting is None else (cards_of(deal.hands[seat]), waiting)
 
 
 def hand_view(match: Match, seat: int) -> HandView:

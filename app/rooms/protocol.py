@@ -48,6 +48,7 @@ from app.rooms.views import RoomView, Viewer
 from app.wording import unplayable
 from app.wording.errors import EngineProblem, Problem, problem
 from app.wording.language import language
+from app.wording.refusals import WAITING
 
 
 class ProtocolError(Exception):
@@ -505,6 +506,25 @@ def _you(seat: int | None, host: bool, player: str | None, hand: tuple[HandCard,
     }
 
 
+def _you_text(viewer: Viewer, kept: Any) -> str:
+    """The JSON of the state's ``you`` for ``viewer``, in the language being spoken.
+
+    A hand waiting for its turn or for the next deal says the same from one version to the next while it
+    holds the same cards (its refusal names nobody: :data:`~app.wording.refusals.WAITING`): its JSON is kept
+    in ``kept`` (a :class:`~app.rooms.fanout.Kept` or a dict) under the viewer's seat, host role and player
+    and the hand at rest (:attr:`~app.rooms.views.Viewer.at_rest`), and found again without the hand's
+    view. Only a viewer of that very seat and hand asks for that key.
+    """
+    rest = viewer.at_rest
+    if rest is None or rest[1] not in WAITING:
+        return _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand))
+    key = ("json", "you", language(), viewer.seat, viewer.host, viewer.player, rest)
+    text: str | None = kept.get(key)
+    if text is None:
+        text = kept[key] = _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand))
+    return text
+
+
 def _compact(value: Any) -> str:
     """``value`` as compact JSON text in ASCII: the text ``json.dumps`` gives with ``separators=(",", ":")``
     (every character past ASCII written as a ``\\u`` escape; only DEL, U+007F, may stay as it is).
@@ -657,10 +677,11 @@ class JsonRenderer:
         its viewers as long as the version lasts.
         """
         key = (self.kind, language())
+        kept = getattr(shared, "kept", shared)
         head = shared.get(key)
         if head is None:
-            head = shared[key] = _state_head(viewer.public, getattr(shared, "kept", shared))
-        return head, _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand))
+            head = shared[key] = _state_head(viewer.public, kept)
+        return head, _you_text(viewer, kept)
 
     def frame(self, payload: tuple[str, str], *, whole: bool = False) -> str:
         """The ``state`` frame from its rendered pieces: every state is complete."""

@@ -17,7 +17,7 @@ from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
 from app.game.score_sheet import DealScore, score_sheet
 from app.game.standings import placings
 from app.game.summary import DealSummary
-from app.game.views import HandCard, HandView, MatchView, SeatView, hand_view, view_for
+from app.game.views import HandCard, HandView, MatchView, SeatView, hand_at_rest, hand_view, view_for
 from app.rooms.lobby import Seat, seat_of
 from app.wording import deal_sentences, describe_rules
 
@@ -306,12 +306,14 @@ class Viewer:
     :class:`RoomView` (:func:`viewer_view`). Each is built once.
     """
 
-    __slots__ = ("_hand", "_looked", "_view", "host", "public", "seat", "table")
+    __slots__ = ("_hand", "_looked", "_rest", "_rest_looked", "_view", "host", "public", "seat", "table")
 
     def __init__(self, public: RoomView, table: Table, seat: int | None, host: bool) -> None:
         self.public, self.table, self.seat, self.host = public, table, seat, host
         self._hand: HandView | None = None
         self._looked = False  # whether _hand has been worked out
+        self._rest: tuple[tuple[Card, ...], str] | None = None
+        self._rest_looked = False  # whether _rest has been worked out
         self._view: RoomView | None = None
 
     @property
@@ -319,6 +321,18 @@ class Viewer:
         """The viewer's own hand, each card with whether it may be played and why not (empty: none)."""
         hand = self._own()
         return () if hand is None else hand.cards
+
+    @property
+    def at_rest(self) -> tuple[tuple[Card, ...], str] | None:
+        """The viewer's hand while they may play none of it: its cards and the refusal's code
+        (:func:`~app.game.views.hand_at_rest`); ``None`` for a spectator, while they are to play, and for an
+        empty hand. It tells, without :attr:`hand`, that a waiting hand is as it was."""
+        if not self._rest_looked:
+            match, seat = self.table.match, self.seat
+            if seat is not None and match is not None and seat < match.seat_count:
+                self._rest = hand_at_rest(match, seat)
+            self._rest_looked = True
+        return self._rest
 
     @property
     def player(self) -> str | None:

@@ -6,8 +6,8 @@ import random
 import pytest
 
 from app.game import Card, Refusal, Rules, deal_cards, new_match, play, play_out_deal, view_for
-from app.game.views import TrickCard, hand_view
-from tests.game.helpers import cards, hand, play_codes, start, table
+from app.game.views import TrickCard, hand_at_rest, hand_view
+from tests.game.helpers import cards, hand, play_codes, random_steps, start, table
 
 QUICK = Rules(hand_size=3)
 # Ben deals; Cy leads and wins the first two tricks with aces.
@@ -174,3 +174,28 @@ def test_each_card_of_a_hand_gives_the_reason_playing_it_would_meet(rules):
             match, _ = play(match, rng.choice(match.legal_cards(seat)), seat)
     for seat in range(match.seat_count):
         assert all(held.reason == match.refusal(seat, held.card) for held in hand_view(match, seat).cards)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_hand_at_rest_is_the_hand_view_whose_every_card_is_refused_alike(seed):
+    rules = Rules(hand_size=3, lives=2) if seed % 2 else Rules(hand_size=4)
+    first = new_match(["Ana", "Ben", "Cy", "Dag"][:2 + seed % 3], rules)
+    for match, _ in [(first, None), *random_steps(first, random.Random(seed))]:
+        for seat in range(match.seat_count):
+            rest, view = hand_at_rest(match, seat), hand_view(match, seat)
+            reasons = {held.reason for held in view.cards}
+            refused_alike = len(reasons) == 1 and None not in reasons
+            assert (rest is not None) == refused_alike, (seat, rest, view)
+            if rest is not None:
+                assert rest == (view.hand, view.cards[0].reason.code) == (match.hand(seat), match.waiting(seat))
+    assert match.finished
+
+
+def test_a_seat_to_play_or_holding_nothing_has_no_hand_at_rest():
+    match = start("AH AD 2S", "", "4C 5C 9H", dealer=2, rules=QUICK, lives=(2, 0, 2))
+    assert hand_at_rest(match, match.turn) is None
+    assert hand_at_rest(match, 1) is None  # eliminated: no cards
+    other = next(seat for seat in (0, 2) if seat != match.turn)
+    assert hand_at_rest(match, other) == (match.hand(other), "not_your_turn")
+    with pytest.raises(IndexError):
+        hand_at_rest(match, 3)
