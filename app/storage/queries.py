@@ -3,7 +3,8 @@
 Each runs inside the caller's transaction and returns frozen values;
 :class:`app.storage.store.Storage` gives every call its own session and transaction, and
 :class:`app.storage.batch.BatchWriter` runs the deals and plays of many rooms in one. Deals and
-plays are SQL Core on a connection, with statements built once: they are the writes of every card.
+plays are SQL Core on a connection, with statements built once: they are the writes of every card. A
+match's start and end, written at every "Play again", are SQL Core on a connection too.
 """
 
 from __future__ import annotations
