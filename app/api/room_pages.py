@@ -34,7 +34,7 @@ from app.rules_form import rules_from_form
 from app.settings import Settings
 from app.wording.language import language, say
 from app.wording.players import player_name
-from app.wording.refusals import WAITING, unplayable_said
+from app.wording.refusals import unplayable_said
 
 router = APIRouter()
 
@@ -117,9 +117,9 @@ def _hand(viewer: Viewer) -> Hashable:
     if public.match is None:
         return ()
     rest = viewer.at_rest
-    if rest is not None and rest[1] in WAITING:
-        # Waiting: its cards, and why, in words that name nobody (app.wording.refusals.WAITING), so a hand the
-        # play of another did not change is not rendered again, nor sent; told without building the hand's view.
+    if rest is not None:
+        # Waiting: its cards, and why, in words that name nobody, so a hand the play of another did not change is
+        # not rendered again, nor sent; told without building the hand's view.
         return rest
     hand = viewer.hand
     if not hand:

@@ -188,11 +188,9 @@ def hand_at_rest(match: Match, seat: int) -> tuple[tuple[Card, ...], str] | None
     """
     if not 0 <= seat < match.seat_count:
         raise IndexError(f"no seat {seat} in this match")
-    deal = match.deal
-    if deal is None or not deal.hands[seat]:
-        return None
-    waiting = match.waiting(seat)
-    return None if waiting is None else (cards_of(deal.hands[seat]), waiting)
+    held = match.deal.hands[seat] if match.deal is not None else 0
+    waiting = match.waiting(seat) if held else None
+    return None if waiting is None else (cards_of(held), waiting)
 
 
 def hand_view(match: Match, seat: int) -> HandView:
@@ -205,8 +203,7 @@ def hand_view(match: Match, seat: int) -> HandView:
     if not 0 <= seat < match.seat_count:
         raise IndexError(f"no seat {seat} in this match")
     hand = match.hand(seat)
-    deal = match.deal
-    if hand and (match.finished or deal is None or deal.turn != seat):
+    if hand and match.waiting(seat) is not None:
         # Not this seat's turn (or no deal, or the match is over): every card is refused alike.
         refused = match.refusal(seat, hand[0])
         return HandView(seat, tuple(HandCard(card, False, refused) for card in hand))

@@ -48,7 +48,6 @@ from app.rooms.views import RoomView, Viewer
 from app.wording import unplayable
 from app.wording.errors import EngineProblem, Problem, problem
 from app.wording.language import language
-from app.wording.refusals import WAITING
 
 
 class ProtocolError(Exception):
@@ -516,7 +515,7 @@ def _you_text(viewer: Viewer, kept: Any) -> str:
     view. Only a viewer of that very seat and hand asks for that key.
     """
     rest = viewer.at_rest
-    if rest is None or rest[1] not in WAITING:
+    if rest is None:
         return _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand))
     key = ("json", "you", language(), viewer.seat, viewer.host, viewer.player, rest)
     text: str | None = kept.get(key)

@@ -20,6 +20,7 @@ from app.game.summary import DealSummary
 from app.game.views import HandCard, HandView, MatchView, SeatView, hand_at_rest, hand_view, view_for
 from app.rooms.lobby import Seat, seat_of
 from app.wording import deal_sentences, describe_rules
+from app.wording.refusals import WAITING
 
 KnownSheet = tuple[tuple[Deal, ...], tuple[DealScore, ...]]
 """A match's completed deals and the score sheet worked out from them."""
@@ -324,13 +325,16 @@ class Viewer:
 
     @property
     def at_rest(self) -> tuple[tuple[Card, ...], str] | None:
-        """The viewer's hand while they may play none of it: its cards and the refusal's code
-        (:func:`~app.game.views.hand_at_rest`); ``None`` for a spectator, while they are to play, and for an
-        empty hand. It tells, without :attr:`hand`, that a waiting hand is as it was."""
+        """The viewer's hand while it waits for their turn or the next deal: its cards and the refusal's code
+        (:func:`~app.game.views.hand_at_rest`), whose words name nobody
+        (:data:`~app.wording.refusals.WAITING`); ``None`` for a spectator, while they are to play, for an
+        empty hand and for any other refusal. A waiting hand equal here is shown as it was (its cards, and
+        why, alike), so renderers tell that without :attr:`hand`."""
         if not self._rest_looked:
             match, seat = self.table.match, self.seat
             if seat is not None and match is not None and seat < match.seat_count:
-                self._rest = hand_at_rest(match, seat)
+                rest = hand_at_rest(match, seat)
+                self._rest = rest if rest is not None and rest[1] in WAITING else None
             self._rest_looked = True
         return self._rest
 
