@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
@@ -97,13 +97,17 @@ class RoomStore:
             if self.observer is not None:
                 self.observer.storage_call(what, time.perf_counter() - started, failed=failed)
 
-    async def save_room(self, *, code: str, lobby: Lobby, created_at: datetime, new: bool = False) -> None:
+    async def save_room(self, *, code: str, lobby: Lobby, created_at: datetime, new: bool = False,
+                        stepped: Collection[str] = frozenset()) -> None:
         """Store room ``code`` with its lobby: rules, host, clock and seats (player ids, token hashes, never tokens).
 
-        ``new``: the room is being opened; raises :class:`~app.storage.errors.RoomCodeTaken` (not a
-        refusal: the caller picks another code) if a stored room has its code.
+        ``stepped``: the token hashes of the people who stepped away from their seat (a seat of the
+        lobby held by one of them is stored as stepped away; other hashes are ignored). ``new``: the
+        room is being opened; raises :class:`~app.storage.errors.RoomCodeTaken` (not a refusal: the
+        caller picks another code) if a stored room has its code.
         """
-        seats = [SeatRecord(seat=index, name=seat.name, token_hash=seat.token_hash, bot=seat.bot, player=seat.player)
+        seats = [SeatRecord(seat=index, name=seat.name, token_hash=seat.token_hash, bot=seat.bot, player=seat.player,
+                            stepped_away=not seat.is_bot and seat.token_hash in stepped)
                  for index, seat in enumerate(lobby.seats)]
         await self._run(self.storage.save_room, code=code, rules=lobby.rules.to_dict(), host_token_hash=lobby.host,
                         seats=seats, created_at=created_at, turn_seconds=lobby.turn_seconds, new=new, fence=self.fence)

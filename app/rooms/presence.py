@@ -58,12 +58,25 @@ class Presence:
         """Whether ``token_hash``'s person has handed their seat to the stand-in bot by choice."""
         return token_hash in self._stepped
 
+    def steps(self) -> frozenset[str]:
+        """The token hashes of the people who stepped away (what the room stores with its seats)."""
+        return frozenset(self._stepped)
+
+    def after_step(self, token_hash: str, away: bool) -> frozenset[str]:
+        """:meth:`steps` as they would be once ``token_hash``'s person steps away (``away``) or comes back;
+        nothing changes here (the room stores them before :meth:`step`)."""
+        return self.steps() | {token_hash} if away else self.steps() - {token_hash}
+
     def step(self, token_hash: str, away: bool) -> None:
         """``token_hash``'s person steps away from their seat (``away``) or comes back to it."""
         if away:
             self._stepped.add(token_hash)
         else:
             self._stepped.discard(token_hash)
+
+    def stepped_again(self, token_hashes: Iterable[str]) -> None:
+        """A room rebuilt from storage: these people had stepped away from the match still being played."""
+        self._stepped.update(token_hashes)
 
     def end_steps(self) -> None:
         """A new match: everyone who stepped away from the last one is back (if connected)."""

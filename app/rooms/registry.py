@@ -184,7 +184,7 @@ class RoomRegistry:
         # it (a failure is tried again by the room's timer, and no new match starts before it is stored).
         await current.store_finish()
         self.rooms[room.code] = room
-        room.restored()
+        room.restored(stepped=[seat.token_hash for seat in stored if seat.stepped_away and seat.token_hash])
         return room
 
     def lost(self, code: str, epoch: int) -> None:

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
 
@@ -35,7 +35,8 @@ from app.rooms.schedule import (
     Due,
     Timing,
     TurnClock,
-    away_seats,
+    away_now,
+    clock_left,
     next_due,
     seat_due,
     table_facts,
@@ -119,18 +120,13 @@ class Room:
                 last_summary=self.current.last_summary, connected=self.presence.connected_seats(self.seats),
                 away=self._away, spectators=self.presence.spectators(self.seats),
                 stepped=self.presence.stepped_seats(self.seats),
-                turn_seconds=self.lobby.turn_seconds, turn_remaining=self.turn_remaining()), self._renderings)
+                turn_seconds=self.lobby.turn_seconds, turn_remaining=clock_left(
+                    self.match, self.seats, self._turn, self.lobby.turn_seconds, self._clock())), self._renderings)
         return self._renderings
 
     def view_for(self, token_hash: str | None) -> RoomView:
         """The room as the person with ``token_hash`` (``None``: a spectator) sees it now."""
         return room_view(self.table(), self.lobby.seat_of(token_hash), host=self.lobby.is_host(token_hash))
-
-    def turn_remaining(self) -> float | None:
-        """Seconds left on the turn clock for the seat to play (``None``: no clock running)."""
-        if self.match is None or self.match.turn is None or self.match.finished or self.seats[self.match.turn].is_bot:
-            return None
-        return self._turn.remaining(self.lobby.turn_seconds, self._clock())
 
     # ------------------------------------------------------------------ seats and settings
 
@@ -257,7 +253,9 @@ class Room:
     async def step_away(self, token_hash: str | None, away: bool = True) -> None:
         """The person hands their seat to the stand-in bot, or takes it back (``away=False``); :mod:`.stepping`."""
         async with self.lock:
-            self.presence.step(check_step(self.lobby, self.match, self.presence, token_hash, away), away)
+            person = check_step(self.lobby, self.match, self.presence, token_hash, away)
+            await self._save(self.lobby, stepped=self.presence.after_step(person, away))
+            self.presence.step(person, away)
             self._changed()
 
     async def deal_next(self) -> bool:
@@ -323,15 +321,15 @@ class Room:
 
     # ------------------------------------------------------------------ helpers
 
-    async def _save(self, lobby: Lobby) -> None:
-        """Store the room with ``lobby``, then make it the room's (refused, nothing changed, if storage fails)."""
-        await self._store.save_room(code=self.code, lobby=lobby, created_at=self.created_at, new=not self.stored)
+    async def _save(self, lobby: Lobby, stepped: frozenset[str] | None = None) -> None:
+        """Store the room with ``lobby``, the people of ``stepped`` (token hashes; default: who has now) stepped
+        away, then make ``lobby`` the room's (refused, nothing changed, if storage fails)."""
+        await self._store.save_room(code=self.code, lobby=lobby, created_at=self.created_at, new=not self.stored,
+                                    stepped=self.presence.steps() if stepped is None else stepped)
         self.lobby, self.stored = lobby, True
 
     def _compute_away(self) -> frozenset[int]:
-        if self.phase != "playing":
-            return frozenset()
-        return away_seats(self.presence.absences(self.seats, self._clock()), self.timing)
+        return away_now(self.presence, self.seats, self._clock(), self.timing, playing=self.phase == "playing")
 
     def _refresh_away(self) -> None:
         if self._compute_away() != self._away:
@@ -371,9 +369,11 @@ class Room:
 
     # ------------------------------------------------------------------ life cycle and timer
 
-    def restored(self) -> None:
-        """Resume after the room was rebuilt from storage: everyone gets the grace period again."""
+    def restored(self, stepped: Iterable[str] = ()) -> None:
+        """Resume after the room was rebuilt from storage: everyone gets the grace period again, and the people of
+        ``stepped`` (token hashes) are stepped away again if the match is still being played."""
         self.stored = True
+        self.presence.stepped_again(stepped if self.phase == "playing" else ())
         self.presence.gone_from([seat.token_hash for seat in self.seats] + [self.lobby.host], self._clock())
         self._changed()
 

@@ -76,6 +76,15 @@ class TurnClock:
         return None if seconds is None else max(0.0, seconds - (now - self.started))
 
 
+def clock_left(match: Match | None, seats: Sequence[Seat], clock: TurnClock, seconds: int | None,
+               now: float) -> float | None:
+    """Seconds left at ``now`` on a turn clock of ``seconds`` per turn (``clock`` knows when the turn began) for the
+    seat to play in ``match``; ``None`` when no clock runs: none set, no turn, the match over, or a bot to play."""
+    if match is None or match.turn is None or match.finished or seats[match.turn].is_bot:
+        return None
+    return clock.remaining(seconds, now)
+
+
 class TurnFacts(NamedTuple):
     """What decides whether the seat to play is played for, at one moment.
 
@@ -137,6 +146,13 @@ def away_seats(absent_for: Sequence[float | None], timing: Timing) -> frozenset[
     """
     return frozenset(seat for seat, gone in enumerate(absent_for)
                      if gone is not None and gone >= timing.away_grace)
+
+
+def away_now(presence: Presence, seats: Sequence[Seat], now: float, timing: Timing, *,
+             playing: bool) -> frozenset[int]:
+    """The seats shown as away at ``now``: while a match is being played (``playing``), those whose person has
+    been gone the grace period or stepped away (:func:`away_seats` of :meth:`Presence.absences`); else none."""
+    return away_seats(presence.absences(seats, now), timing) if playing else frozenset()
 
 
 class Action(StrEnum):

@@ -3,8 +3,9 @@
 A seated player who has to go hands their seat to the stand-in bot at once
 (``step_away``) instead of the table waiting out the away grace period, and
 takes it back (``come_back``) while the match lasts. The room keeps who
-stepped away in its :class:`~app.rooms.presence.Presence`; this module only
-decides whether a request may be carried out.
+stepped away in its :class:`~app.rooms.presence.Presence` and stores it with
+its seats (so a restart or a handover keeps it); this module only decides
+whether a request may be carried out.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     TypeDecorator,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -167,12 +168,15 @@ class RoomRow(Base):
 
 
 class SeatRow(Base):
-    """An occupied seat of a room: the player's name, public id, token hash and bot strength.
+    """An occupied seat of a room: the player's name, public id, token hash, bot strength and whether
+    the player stepped away.
 
     ``player`` is the occupant's public player id (``app.identity.new_player_id``,
     unique in the room); ``token_hash`` is the hex SHA-256 of the player's
     secret token (never the token); ``bot`` is ``None`` for a person, else a
-    :class:`BotStrength` value.
+    :class:`BotStrength` value; ``stepped_away``: the person handed the seat
+    to the stand-in bot by choice (counts only while the room's match is
+    being played).
     """
 
     __tablename__ = "seats"
@@ -188,6 +192,7 @@ class SeatRow(Base):
     token_hash: Mapped[str | None] = mapped_column(StoredText(64))
     bot: Mapped[str | None] = mapped_column(StoredText(8))
     player: Mapped[str] = mapped_column(StoredText(16))
+    stepped_away: Mapped[bool] = mapped_column(server_default=false())
 
 
 class MatchRow(Base):

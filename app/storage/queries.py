@@ -73,7 +73,7 @@ def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_tok
     session.flush()
     session.execute(delete(SeatRow).where(SeatRow.room_code == code))
     session.add_all(SeatRow(room_code=code, seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot,
-                            player=seat.player)
+                            player=seat.player, stepped_away=seat.stepped_away)
                     for seat in seats)
 
 
@@ -104,13 +104,14 @@ def delete_unused_room(session: Session, *, code: str, closed_at: datetime) -> b
 
 def start_match(connection: Connection, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
                 players: Sequence[str], started_at: datetime) -> None:
-    """Insert a match in progress; any other match in progress at the same room is abandoned.
+    """Insert a match in progress; any other match in progress at the same room is abandoned, and nobody at
+    the room is stepped away any more (a new match starts with everyone back at their seat).
 
     SQL Core on ``connection``, in its transaction: a look-up of the match, then an update of the room's
-    matches and an insert (a room starts a match at every "Play again"; an ORM session for it cost several
-    times as much). Storing the same match again (a retry after a lost answer) does nothing. Raises
-    SQLAlchemy's errors for a match id in use by another match, an unknown room, a value no database here
-    may hold or a database failure.
+    matches, one of its seats stepped away and an insert (a room starts a match at every "Play again"; an
+    ORM session for it cost several times as much). Storing the same match again (a retry after a lost
+    answer) does nothing. Raises SQLAlchemy's errors for a match id in use by another match, an unknown
+    room, a value no database here may hold or a database failure.
     """
     players = list(players)
     stored = connection.execute(_STORED_MATCH, {"match_id": match_id}).one_or_none()
@@ -118,6 +119,7 @@ def start_match(connection: Connection, *, match_id: str, room_code: str | None,
         return
     if room_code is not None:
         _abandon_room_matches(connection, room_code=room_code, ended_at=started_at)
+        connection.execute(_ALL_BACK, {"b_room": room_code})
     connection.execute(insert(MatchRow), {"id": match_id, "room_code": room_code, "status": IN_PROGRESS,
                                           "imported": False, "rules": dict(rules), "players": players,
                                           "preset": _preset_of(rules), "started_at": started_at})
@@ -125,6 +127,8 @@ def start_match(connection: Connection, *, match_id: str, room_code: str | None,
 
 _STORED_MATCH = select(MatchRow.status, MatchRow.room_code, MatchRow.players).where(
     MatchRow.id == bindparam("match_id"))
+_ALL_BACK = update(SeatRow).where(SeatRow.room_code == bindparam("b_room"), SeatRow.stepped_away).values(
+    stepped_away=False)
 
 
 def record_deal(connection: Connection, *, match_id: str, deal: int, dealer: int,
@@ -318,7 +322,8 @@ def active_rooms(session: Session, *, code: str | None = None) -> list[RoomSnaps
     for seat in session.scalars(select(SeatRow).join(RoomRow, SeatRow.room_code == RoomRow.code).where(open_room)
                                 .order_by(SeatRow.room_code, SeatRow.seat)):
         seats.setdefault(seat.room_code, []).append(
-            SeatRecord(seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot, player=seat.player))
+            SeatRecord(seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot, player=seat.player,
+                       stepped_away=seat.stepped_away))
 
     def in_progress(query: Select[Any]) -> Select[Any]:
         return query.join(RoomRow, MatchRow.room_code == RoomRow.code).where(open_room, MatchRow.status == IN_PROGRESS)

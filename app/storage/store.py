@@ -119,8 +119,9 @@ class Storage:
         ``rules``: the room's rules options (a JSON-ready dict, docs/rules.md §3);
         ``host_token_hash``: :func:`hash_token` of the host's token (the host
         need not be seated) or ``None``; ``turn_seconds``: the turn clock in
-        seconds, ``None`` when off; ``seats``: the
-        occupied seats (at most one per index); ``created_at``: aware. A
+        seconds, ``None`` when off; ``seats``: the occupied seats (at most
+        one per index), each saying whether its player stepped away from the
+        match being played; ``created_at``: aware. A
         closed room saved again is open again. ``new``: the room is being
         opened, and must not take over a stored room's row: raises
         :class:`~app.storage.errors.RoomCodeTaken` when its code is stored
@@ -165,9 +166,11 @@ class Storage:
         ``room_code`` of a saved room (or ``None``); ``rules`` the full rules
         options (``Rules.to_dict()``, so the rebuilt record is exactly
         ``to_record``'s); ``players`` the names in seat order. A room has one
-        match in progress: starting one abandons any other there. Starting
-        the same match again does nothing. Raises :class:`StorageError`,
-        e.g. for a match id in use by another match or an unknown room.
+        match in progress: starting one abandons any other there, and its
+        seats are no longer stepped away (``SeatRecord.stepped_away``).
+        Starting the same match again does nothing. Raises
+        :class:`StorageError`, e.g. for a match id in use by another match or
+        an unknown room.
         """
         with self._unit(f"start match {match_id!r}", write=True, fence=fence) as session:
             queries.start_match(session.connection(), match_id=match_id, room_code=room_code, rules=rules,

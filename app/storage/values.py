@@ -22,10 +22,14 @@ class SeatRecord:
       (``"easy"``, ``"normal"`` or ``"hard"``).
     - ``player``: the occupant's public player id
       (:func:`~app.identity.new_player_id`), unique in the room; keyword only.
+    - ``stepped_away``: the person handed the seat to the stand-in bot by
+      choice in the match being played (docs/protocol.md, "Stepping away");
+      keyword only, ``False`` by default.
 
     Raises ``ValueError`` for a negative seat, an unknown bot strength, a
-    token hash that is not 64 lower-case hex digits or a player id that is
-    not one (:func:`~app.identity.is_player_id`).
+    token hash that is not 64 lower-case hex digits, a player id that is
+    not one (:func:`~app.identity.is_player_id`), or a seat without a
+    person (a bot, or no token hash) stepped away.
     """
 
     seat: int
@@ -33,6 +37,7 @@ class SeatRecord:
     token_hash: str | None = None
     bot: str | None = None
     player: str = field(kw_only=True)
+    stepped_away: bool = field(default=False, kw_only=True)
 
     def __post_init__(self) -> None:
         if isinstance(self.seat, bool) or not isinstance(self.seat, int) or self.seat < 0:
@@ -43,6 +48,10 @@ class SeatRecord:
             raise ValueError("token_hash must be the hex SHA-256 of the token (64 lower-case hex digits)")
         if not isinstance(self.player, str) or not is_player_id(self.player):
             raise ValueError(f"player must be a player id, not {self.player!r}")
+        if not isinstance(self.stepped_away, bool):
+            raise ValueError(f"stepped_away must be True or False, not {self.stepped_away!r}")
+        if self.stepped_away and (self.bot is not None or self.token_hash is None):
+            raise ValueError("only a person's seat (a token hash, no bot) can be stepped away from")
 
     @property
     def is_bot(self) -> bool:

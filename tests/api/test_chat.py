@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.api.viewers import VIEWER_COOKIE, viewer_id
 from app.rooms.chat import HISTORY, REACTION_CODES, TEXT_LIMIT
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import Peer, open_room, stop
 from tests.api.test_protocol import card_codes, play_match
 
 NAMES = ["Ana", "Ben", "Cy"]
@@ -307,10 +307,7 @@ def test_chat_history_and_mutes_are_gone_after_a_restart(make_client, tmp_path: 
     says(ana, "before the restart")
     ana.send({"type": "mute", "sender": ben.state["you"]["player"]})
     next_of(ben, "chat_status")
-    for peer in first.peers:
-        peer.close()
-    first.__exit__(None, None, None)
-    first.peers = []
+    stop(first)
 
     second = make_client(url)
     ben = Peer(second, code, tokens[1])

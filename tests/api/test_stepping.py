@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import Peer, open_room, stop
 from tests.api.test_protocol import assert_unchanged
 
 NAMES = ["Ana", "Ben", "Cy"]
@@ -105,3 +105,24 @@ def test_outside_a_match_stepping_away_is_refused(client):
     ana.send({"type": "start"})
     state = ben.until(lambda s: s["phase"] == "playing")
     assert not any(seat["away"] or seat["stepped_away"] for seat in state["seats"])
+
+
+def test_a_player_who_stepped_away_is_still_away_after_a_restart(make_client, tmp_path):
+    url = f"sqlite:///{tmp_path / 'restart.db'}"
+    first = make_client(url)
+    code, tokens = open_room(first, NAMES, preset="quick")
+    ana, ben, _ = (Peer(first, code, token) for token in tokens)
+    ana.send({"type": "start"})
+    ben.until(lambda s: s["phase"] == "playing")
+    ben.send({"type": "step_away"})
+    ben.until(lambda s: s["seats"][1]["stepped_away"])
+    stop(first)
+
+    second = make_client(url)
+    ben = Peer(second, code, tokens[1])
+    seat = ben.state["seats"][1]
+    assert ben.state["phase"] == "playing" and seat["stepped_away"] and seat["away"]
+    ben.send({"type": "come_back"})
+    state = ben.until(lambda s: not s["seats"][1]["stepped_away"])
+    assert not state["seats"][1]["away"]
+    assert not [message for message in ben.received if message["type"] == "error"]

@@ -126,6 +126,63 @@ async def test_a_new_match_is_not_started_over_a_finished_match_not_yet_stored(s
     room.close()
 
 
+async def rebuilt(store, room, how: str):
+    """``room`` as another process has it: after a restart (``"restart"``) or handed over (``"handover"``)."""
+    room.close()  # its process stopped, or lost it
+    again = RoomRegistry(SETTINGS, store, process="again")
+    if how == "restart":
+        assert await again.restore() == 1
+        return again.get(room.code)
+    return await again.take(room.code)
+
+
+@pytest.mark.parametrize("how", ["restart", "handover"])
+async def test_a_seat_stepped_away_stays_so_and_its_stand_in_plays_at_once(store, how):
+    first = RoomRegistry(SETTINGS, store, process="first")  # a minute's grace for those merely gone
+    room, _, ana = await first.create("Ana", Rules(hand_size=3))
+    _, ben = await room.join("Ben")
+    await room.start(hash_token(ana))
+    await room.step_away(hash_token(ben))
+    if room.match.turn == 0:
+        await room.play(hash_token(ana), room.match.legal_cards(0)[0].code)
+    assert room.match.turn == 1  # Ben's turn; nobody is connected, so nobody plays it here
+
+    taken = await rebuilt(store, room, how)
+    assert taken.presence.stepped_away(hash_token(ben)) and taken.table().stepped == frozenset({1})
+    assert [seat.stepped_away for seat in taken.view_for(hash_token(ana)).seats] == [False, True]
+    plays = len(taken.match.deal.plays)
+    conn = connect(taken, Socket(), hash_token(ana))
+    sender = conn.start()
+    await taken.attach(conn)  # Ana is back: the stand-in plays Ben's turn, without waiting out the grace
+    async with asyncio.timeout(5):
+        while len(taken.match.deal.plays) == plays:
+            await asyncio.sleep(0.01)
+
+    await taken.step_away(hash_token(ben), away=False)
+    assert not taken.presence.stepped_away(hash_token(ben))
+    assert not any(seat.stepped_away for seat in store.storage.active_rooms()[0].seats)
+    conn.finish()
+    await sender
+    taken.close()
+
+
+async def test_after_a_restart_a_finished_match_has_nobody_stepped_away_and_a_new_one_neither(store):
+    first = RoomRegistry(SETTINGS, store, process="first")
+    room, _, ana = await first.create("Ana", Rules(hand_size=3, match_length=1))
+    _, ben = await room.join("Ben")
+    await room.start(hash_token(ana))
+    await room.step_away(hash_token(ben))
+    await play_to_the_last_card(room)  # Ben plays his own cards: the stand-in only plays when someone waits
+
+    taken = await rebuilt(store, room, "restart")
+    assert taken.phase == "finished" and not taken.presence.stepped_away(hash_token(ben))
+    await taken.start(hash_token(ana))
+    assert not any(seat.stepped_away for seat in store.storage.active_rooms()[0].seats)
+    again = await rebuilt(store, taken, "restart")
+    assert again.phase == "playing" and not again.presence.stepped_away(hash_token(ben))
+    again.close()
+
+
 def test_process_ids_name_the_process_and_are_never_the_same_twice():
     one, two = new_process_id("cards1"), new_process_id("cards1")
     assert one.startswith("cards1-") and two.startswith("cards1-") and one != two

@@ -18,6 +18,7 @@ from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.settings import Settings
+from app.storage import StorageError
 
 pytestmark = pytest.mark.anyio
 
@@ -134,6 +135,30 @@ async def test_a_storage_failure_refuses_the_action_and_keeps_the_room_as_it_was
         blocker.close()
     await room.play(token, card.code)
     assert room.match.deal.plays[-1] == card
+
+
+async def test_a_step_away_or_back_that_cannot_be_stored_is_refused_and_changes_nothing(store, monkeypatch):
+    room = Room(code="ROOM9", rules=Rules(hand_size=3), store=store)
+    _, ana = await room.join("Ana")
+    _, ben = await room.join("Ben")
+    await room.start(hash_token(ana))
+
+    def down(**_kwargs):
+        raise StorageError("the database went away")
+
+    for away in (True, False):
+        version = room.version
+        with monkeypatch.context() as patch:
+            patch.setattr(store.storage, "save_room", down)
+            with pytest.raises(RoomError) as refused:
+                await room.step_away(hash_token(ben), away)
+        assert refused.value.code == "storage_unavailable"
+        assert room.version == version and room.presence.stepped_away(hash_token(ben)) is not away
+        assert room.view_for(hash_token(ana)).seats[1].stepped_away is not away
+        assert [seat.stepped_away for seat in store.storage.active_rooms()[0].seats] == [False, not away]
+        await room.step_away(hash_token(ben), away)  # the database is back
+        assert [seat.stepped_away for seat in store.storage.active_rooms()[0].seats] == [False, away]
+    room.close()
 
 
 async def test_idle_rooms_are_removed_and_closed_in_storage(store):

@@ -9,6 +9,9 @@ import pytest
 
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
+from app.identity import hash_token
+from app.rooms.lobby import Lobby
+from app.rooms.presence import Presence
 from app.rooms.schedule import (
     RETRY_SECONDS,
     Action,
@@ -17,7 +20,9 @@ from app.rooms.schedule import (
     Timing,
     TurnClock,
     TurnFacts,
+    away_now,
     away_seats,
+    clock_left,
     moment_of,
     next_due,
     turn_due,
@@ -62,6 +67,18 @@ def test_away_seats_are_those_gone_for_the_grace_period():
     assert away_seats([None, 59.9, 60.0, 200.0, None], TIMING) == frozenset({2, 3})
 
 
+def test_seats_are_shown_away_only_while_a_match_is_being_played():
+    lobby, _ = Lobby(Rules()).joined("Ana")
+    lobby, ben = lobby.joined("Ben")
+    lobby = lobby.with_bot("easy")
+    presence = Presence()
+    presence.gone_from([seat.token_hash for seat in lobby.seats], 0.0)
+    presence.step(hash_token(ben), True)
+    assert away_now(presence, lobby.seats, 59.0, TIMING, playing=True) == frozenset({1})
+    assert away_now(presence, lobby.seats, 60.0, TIMING, playing=True) == frozenset({0, 1})
+    assert away_now(presence, lobby.seats, 60.0, TIMING, playing=False) == frozenset()
+
+
 def test_a_pending_finish_is_retried_before_anything_else():
     assert next_due(facts(finish_pending=True, needs_deal=True), TIMING) == (RETRY_SECONDS, Action.RETRY_FINISH)
 
@@ -104,3 +121,16 @@ def test_the_turn_clock_starts_again_only_when_the_turn_changes():
     clock.note(match, 26.0)
     assert clock.started == 26.0 and clock.remaining(None, 27.0) is None
     assert clock.remaining(5, 40.0) == 0.0
+
+
+def test_the_clock_runs_for_a_person_to_play_only():
+    match, _ = deal_cards(new_match(["Ana", "Ben"], Rules(hand_size=3)), random.Random(4))
+    lobby, _ = Lobby(Rules()).joined("Ana")
+    people, robots = lobby.joined("Ben")[0].seats, lobby.with_bot("easy").seats
+    clock = TurnClock(10.0)
+    assert clock_left(match, people, clock, 30, 25.0) == pytest.approx(15.0)
+    assert clock_left(match, people, clock, None, 25.0) is None
+    assert clock_left(None, people, clock, 30, 25.0) is None
+    assert clock_left(match._replace(finished=True, winners=(0,)), people, clock, 30, 25.0) is None
+    bots_turn = match if match.turn == 1 else match._replace(deal=match.deal._replace(turn=1))
+    assert clock_left(bots_turn, robots, clock, 30, 25.0) is None

@@ -85,3 +85,14 @@ def test_a_stepped_away_seat_is_away_at_once_and_its_turn_is_due_after_the_bot_d
     presence.step(ben, True)
     presence.end_steps()
     assert not presence.stepped_away(ben)
+
+
+def test_who_stepped_away_is_known_before_it_changes_and_again_after_a_rebuild():
+    lobby, ana, ben = seated()
+    presence = Presence()
+    assert presence.after_step(ben, True) == frozenset({ben}) and presence.steps() == frozenset()
+    presence.step(ben, True)
+    assert presence.after_step(ben, False) == frozenset() and presence.steps() == frozenset({ben})
+    rebuilt = Presence()
+    rebuilt.stepped_again(presence.steps())
+    assert rebuilt.stepped_away(ben) and rebuilt.stepped_seats(lobby.seats) == frozenset({1})

@@ -45,7 +45,7 @@ def differences(url: str) -> list[object]:
 def test_the_migrations_folder_is_found_from_anywhere(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert migrations_folder() == ROOT / "migrations"
-    assert head_revision() == "0003"
+    assert head_revision() == "0004"
 
 
 def test_upgrade_builds_the_models_schema(empty_url):
@@ -137,6 +137,32 @@ def test_seats_stored_before_player_ids_each_get_one(empty_url):
         assert differences(empty_url) == []
         downgrade(engine, revision="0001")
         assert "player" not in {column["name"] for column in inspect(engine).get_columns("seats")}
+    finally:
+        engine.dispose()
+
+
+def test_seats_stored_before_stepping_away_was_stored_are_not_stepped_away(empty_url):
+    engine = create_storage_engine(empty_url)
+    try:
+        upgrade(engine, revision="0003")
+        with engine.begin() as connection:
+            connection.execute(text("INSERT INTO rooms (code, rules, created_at) VALUES ('ROOM1', '{}', :at)"),
+                               {"at": T0})
+            connection.execute(text("INSERT INTO seats (room_code, seat, name, token_hash, bot, player) "
+                                    "VALUES ('ROOM1', :seat, :name, NULL, 'easy', :player)"),
+                               [{"seat": seat, "name": f"P{seat}", "player": new_player_id()} for seat in range(2)])
+        upgrade(engine)
+        with engine.begin() as connection:
+            seats = connection.execute(text("SELECT seat, stepped_away FROM seats ORDER BY seat")).all()
+            assert [(seat, bool(away)) for seat, away in seats] == [(0, False), (1, False)]
+            # A seat inserted without saying is not stepped away either.
+            connection.execute(text("INSERT INTO seats (room_code, seat, name, bot, player) "
+                                    "VALUES ('ROOM1', 2, 'P2', 'easy', :player)"), {"player": new_player_id()})
+            assert not connection.execute(text("SELECT stepped_away FROM seats WHERE seat = 2")).scalar_one()
+        assert differences(empty_url) == []
+        downgrade(engine, revision="0003")
+        assert "stepped_away" not in {column["name"] for column in inspect(engine).get_columns("seats")}
+        assert len(inspect(engine).get_unique_constraints("seats")) == 1  # the rebuilt table kept its constraints
     finally:
         engine.dispose()
 

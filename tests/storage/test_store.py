@@ -91,6 +91,27 @@ def test_saving_a_room_again_replaces_its_seats(storage):
     assert room.seats == (seats[1], seats[0])
 
 
+def test_a_seat_saved_stepped_away_is_restored_stepped_away(storage):
+    ben = SeatRecord(seat=1, name="Ben", token_hash=hash_token("ben-secret"), player="ben2345678", stepped_away=True)
+    save_room(storage, seats=[SEATS[0], ben, SEATS[2]])
+    [room] = storage.active_rooms()
+    assert [seat.stepped_away for seat in room.seats] == [False, True, False]
+    save_room(storage)  # he came back
+    [room] = storage.active_rooms()
+    assert not any(seat.stepped_away for seat in room.seats)
+
+
+def test_a_new_match_at_a_room_brings_everyone_back_to_their_seat(storage):
+    seats = [SeatRecord(seat=0, name="Ana", token_hash=hash_token("ana-secret"), player="ana2345678",
+                        stepped_away=True), *SEATS[1:]]
+    save_room(storage, seats=seats)
+    save_room(storage, "ROOM2", seats=seats)
+    record = to_record(played_match())
+    storage.start_match(match_id="new", room_code="ROOM1", rules=RULES, players=record["players"], started_at=T0)
+    steps = {room.code: [seat.stepped_away for seat in room.seats] for room in storage.active_rooms()}
+    assert steps == {"ROOM1": [False, False, False], "ROOM2": [True, False, False]}
+
+
 def test_rooms_are_restored_oldest_first(storage):
     save_room(storage, "LATER", created_at=T0 + timedelta(minutes=1))
     save_room(storage, "FIRST")

@@ -26,6 +26,16 @@ def test_a_seat_record_is_checked(seat, bot, player):
         SeatRecord(seat=seat, name="X", bot=bot, player=player)
 
 
+def test_only_a_persons_seat_is_stepped_away_from():
+    ana = {"seat": 0, "name": "Ana", "token_hash": hash_token("t"), "player": "ana2345678"}
+    assert SeatRecord(**ana, stepped_away=True).stepped_away and not SeatRecord(**ana).stepped_away
+    for nobody in ({"bot": "normal"}, {}, {"token_hash": hash_token("t"), "bot": "easy"}):
+        with pytest.raises(ValueError, match="stepped away"):
+            SeatRecord(seat=0, name="X", player="x234567892", stepped_away=True, **nobody)
+    with pytest.raises(ValueError, match="stepped_away"):
+        SeatRecord(**ana, stepped_away=1)
+
+
 def test_a_page_knows_its_neighbours():
     page = MatchPage(items=(), total=45, page=2, per_page=20, pages=3)
     assert (page.has_previous, page.has_next) == (True, True)
