@@ -79,8 +79,12 @@ def new_token() -> str:
 
 
 def hash_token(token: str) -> str:
-    """The hex SHA-256 (64 lower-case hex digits) of a player's secret token, as stored."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    """The hex SHA-256 (64 lower-case hex digits) of a player's secret token, as stored.
+
+    Any text hashes, half of a surrogate pair alone included (as UTF-8 would write it if it could): a token
+    no client was given then matches nothing stored, instead of failing.
+    """
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def token_matches(token: str, token_hash: str) -> bool:

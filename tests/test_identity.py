@@ -38,3 +38,9 @@ def test_a_token_is_stored_as_its_sha256():
     assert hash_token("secret") == hashlib.sha256(b"secret").hexdigest()
     assert token_matches("secret", hash_token("secret"))
     assert not token_matches("Secret", hash_token("secret"))
+
+
+def test_any_text_hashes_half_a_surrogate_pair_included():
+    # A JSON client can send one (an escape, "\\ud800"); it is a token nobody was given, not a failure.
+    assert hash_token("\ud800") == hashlib.sha256(b"\xed\xa0\x80").hexdigest() != hash_token("")
+    assert not token_matches("\ud800", hash_token(""))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import codecs
 import functools
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, ClassVar, Literal, cast, get_args
 
@@ -364,7 +365,26 @@ def _json_object(frame: str | bytes | None, limit: int) -> dict[str, Any]:
         raise ProtocolError(ErrorCode.MALFORMED, problem("not_an_object")) from None
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.MALFORMED, problem("not_an_object"))
+    # A JSON escape can name half of a surrogate pair alone ("\ud83d"), which no UTF-8 text may hold:
+    # said back to a page, it would end that page's socket. Plain ASCII without escapes holds none.
+    if (not frame.isascii() or "\\u" in frame) and _holds_lone_surrogate(data):
+        raise ProtocolError(ErrorCode.MALFORMED, problem("lone_surrogate"))
     return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    """Whether ``value`` (decoded JSON) holds a text, key or value, with a surrogate code point (U+D800–U+DFFF):
+    what a JSON escape of half a pair decodes to (a whole pair decodes to the character it stands for)."""
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_holds_lone_surrogate(key) or _holds_lone_surrogate(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_lone_surrogate(item) for item in value)
+    return False
 
 
 def rules_from(preset_name: Any, options: Any) -> Rules:

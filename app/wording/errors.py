@@ -90,6 +90,7 @@ PROBLEMS = {
     "empty_message": noted("empty message"),
     "binary_message": noted("messages must be JSON text, not binary"),
     "not_an_object": noted("a message must be a JSON object"),
+    "lone_surrogate": noted("a message's text must be Unicode: half of a surrogate pair alone is not"),
     "needs_type": noted('a message needs a "type"'),
     "unknown_type": noted("unknown message type {kind}"),
     "bad_field": noted("bad field {field} in {kind}"),

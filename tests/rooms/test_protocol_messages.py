@@ -109,9 +109,20 @@ def test_a_play_names_its_moment_only_when_it_says_so():
     ('{"type": "set_clock", "seconds": 601}', ErrorCode.BAD_REQUEST),
     ('{"type": "set_clock", "seconds": "３０"}', ErrorCode.BAD_REQUEST),
     ('{"type": "hello", "token": 12}', ErrorCode.BAD_REQUEST),
+    # Half of a surrogate pair alone, escaped: no UTF-8 text can hold it, in a value or a key.
+    ('{"type": "chat", "text": "hi \\ud83d"}', ErrorCode.MALFORMED),
+    ('{"type": "chat", "text": "\\ude00 hi"}', ErrorCode.MALFORMED),
+    ('{"type": "hello", "token": "\\ud800"}', ErrorCode.MALFORMED),
+    ('{"type": "chat", "text": "hi", "\\udfff": 1}', ErrorCode.MALFORMED),
+    ('{"type": "mute", "sender": ["\\ud83d"]}', ErrorCode.MALFORMED),
 ])
 def test_a_frame_that_is_no_message_is_refused_with_its_code(frame, code):
     assert refusal(frame) == code
+
+
+def test_a_whole_surrogate_pair_escaped_is_the_character_it_stands_for():
+    message = parse_message('{"type": "chat", "text": "hi \\ud83d\\ude00 h\\u00e6"}', 4096)
+    assert message == parse({"type": "chat", "text": "hi \N{GRINNING FACE} h\N{LATIN SMALL LETTER AE}"})
 
 
 def test_the_set_rules_message_gives_rules_or_refuses_them_as_invalid_rules():
