@@ -16,6 +16,7 @@ router = APIRouter()
 
 
 @router.get("/healthz")
+@router.head("/healthz", include_in_schema=False)  # HEAD as GET, without the body
 async def healthz(node: NodeDep) -> dict[str, Any]:
     """200 while the server runs, with ``{"status": "ok", "version", "process", "mode", "rooms", "sockets",
     "relayed_sockets", "hosted_sockets", "draining"}``: this process's id, ``single`` or ``cluster``, the
@@ -25,6 +26,7 @@ async def healthz(node: NodeDep) -> dict[str, Any]:
 
 
 @router.get("/readyz")
+@router.head("/readyz", include_in_schema=False)  # HEAD as GET, without the body
 async def readyz(node: NodeDep) -> JSONResponse:
     """200 ``{"ready": true, "process": …}`` when this process takes new rooms; 503 ``{"ready": false,
     "reason": …}`` when not: ``draining`` (handing its rooms over after SIGTERM), ``database_lease``
@@ -37,6 +39,7 @@ async def readyz(node: NodeDep) -> JSONResponse:
 
 
 @router.get("/metrics", include_in_schema=False)
+@router.head("/metrics", include_in_schema=False)  # HEAD as GET, without the body
 async def metrics_text(request: Request, metrics: MetricsDep, settings: SettingsDep) -> Response:
     """The server's metrics in the Prometheus text format, for a client address in
     ``metrics_allow`` (after a trusted proxy's ``X-Forwarded-For``). Raises ``HTTPException``

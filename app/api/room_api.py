@@ -88,6 +88,7 @@ async def take_seat(code: str, body: TakeSeat, request: Request, response: Respo
 
 
 @router.get("/rooms/{code}")
+@router.head("/rooms/{code}", include_in_schema=False)  # HEAD as GET, without the body
 async def room_state(code: str, registry: RegistryDep) -> dict[str, Any]:
     """The room as a spectator sees it (no hand, ever)."""
     view = registry.require(code).view_for(None)

@@ -292,6 +292,7 @@ def _page_context(request: Request, room: Room, settings: Settings, view: RoomVi
 
 
 @router.get("/r/{code}", response_class=HTMLResponse, name="room_page")
+@router.head("/r/{code}", include_in_schema=False)  # HEAD as GET, without the body
 async def room_page(code: str, request: Request, registry: RegistryDep, settings: SettingsDep) -> Response:
     """A room's page: the lobby or the table, as this visitor may see it."""
     room = registry.get(code)
@@ -329,6 +330,7 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
 
 
 @router.get("/r/{code}/take", response_class=HTMLResponse, name="take_seat_page")
+@router.head("/r/{code}/take", include_in_schema=False)  # HEAD as GET, without the body
 async def take_seat_page(code: str, request: Request, registry: RegistryDep) -> Response:
     """The page a seat link opens: a button that takes the seat in this browser.
 

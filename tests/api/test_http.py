@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from fastapi.routing import APIRoute
 
 from app.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET
 from app.identity import ROOM_CODE_LENGTH as CODE_LENGTH
@@ -93,6 +94,20 @@ def test_room_codes_are_found_in_any_case(client):
 def test_health(client):
     answer = client.get("/healthz")
     assert answer.status_code == 200 and answer.json()["status"] == "ok"
+
+
+def test_every_page_and_read_answers_head_as_get_without_a_body(client):
+    # Uptime monitors and `curl -I` ask with HEAD; a GET route without it answered 405.
+    code, _ = open_room(client, ["Ana", "Ben"])
+    reads = sorted({route.path for route in client.app.routes
+                    if isinstance(route, APIRoute) and "GET" in route.methods})
+    assert reads == sorted({route.path for route in client.app.routes
+                            if isinstance(route, APIRoute) and "HEAD" in route.methods})
+    for path in ["/", "/rules", "/healthz", "/readyz", "/matches", "/api/matches", f"/r/{code}", f"/r/{code}/take",
+                 f"/api/rooms/{code}", "/r/NOPE2", "/matches/nothing", "/api/matches/nothing/record", "/metrics"]:
+        got, head = client.get(path), client.head(path)
+        assert (head.status_code, head.headers["content-type"]) == (got.status_code, got.headers["content-type"]), path
+        assert head.content == b"" and got.content, path
 
 
 def test_a_server_holds_a_bounded_number_of_rooms_and_connections(make_client):
