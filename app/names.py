@@ -53,9 +53,15 @@ def clean_name(raw: object) -> str:
                      for index, char in enumerate(name) if char == _JOINER)
     if not joiners_ok or any(unicodedata.category(char) in _INVISIBLE for char in name if char != _JOINER):
         raise InvalidName("a name may only contain visible characters", "name_invisible")
-    if not any(unicodedata.category(char).startswith(_SEEN) and char not in _BLANK for char in name):
+    if not shows_something(name):
         raise InvalidName("a name needs at least one visible letter, digit or symbol", "name_blank")
     return name
+
+
+def shows_something(text: str) -> bool:
+    """Whether ``text`` has a character that is drawn: a letter, number, punctuation or symbol, not one of the
+    fillers drawn as nothing (white space, zero-width and control characters, lone combining marks are not)."""
+    return any(unicodedata.category(char).startswith(_SEEN) and char not in _BLANK for char in text)
 
 
 def same_name(first: str, second: str) -> bool:

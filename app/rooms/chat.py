@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from app.names import shows_something
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby
 from app.wording.chat import REACTIONS
@@ -27,6 +28,8 @@ HISTORY = 50
 """Lines a room keeps, and sends after the state to a connection that opens."""
 TEXT_LIMIT = 200
 """Characters a message may have, after trimming."""
+_CONTROLS_AS_SPACES = dict.fromkeys([*range(0x20), *range(0x7F, 0xA0)], " ")
+"""The control characters (Unicode's ``Cc``: C0, DEL and C1), each as a space (``str.translate``)."""
 REACTION_CODES = tuple(REACTIONS)
 """Every quick reaction's code (``thumbs_up``, ``well_played``…), as the protocol sends them."""
 
@@ -83,13 +86,15 @@ class Listener(Protocol):
 
 
 def clean_text(text: str) -> str:
-    """A message as it is kept: every run of white space (new lines too) made one space, trimmed.
+    """A message as it is kept: control characters (NUL, BEL, …) taken as white space, every run of white
+    space (new lines too) made one space, trimmed.
 
-    Raises :class:`RoomError` ``chat_empty`` when nothing is left and
-    ``chat_too_long`` past :data:`TEXT_LIMIT` characters (Unicode code points).
+    Raises :class:`RoomError` ``chat_empty`` when nothing that is drawn is left (only white space, zero-width
+    or control characters: :func:`~app.names.shows_something`) and ``chat_too_long`` past
+    :data:`TEXT_LIMIT` characters (Unicode code points).
     """
-    cleaned = " ".join(text.split())
-    if not cleaned:
+    cleaned = " ".join(text.translate(_CONTROLS_AS_SPACES).split())
+    if not shows_something(cleaned):
         raise RoomError(ErrorCode.CHAT_EMPTY, problem("chat_empty"), status=422)
     if len(cleaned) > TEXT_LIMIT:
         raise RoomError(ErrorCode.CHAT_TOO_LONG, problem("chat_too_long", count=TEXT_LIMIT, length=len(cleaned)),

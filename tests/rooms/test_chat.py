@@ -63,12 +63,16 @@ def hosts(lobby: Lobby) -> tuple[Listener, Listener, Listener]:
     ("two\n\nlines\tand  spaces", "two lines and spaces"),
     ("é" * TEXT_LIMIT, "é" * TEXT_LIMIT),
     ("<b>x</b>", "<b>x</b>"),
+    ("a\x00b\x07 \x85c\x7f", "a b c"),  # control characters are white space
+    ("family \N{MAN}\u200d\N{WOMAN}\u200d\N{GIRL}", "family \N{MAN}\u200d\N{WOMAN}\u200d\N{GIRL}"),
 ])
 def test_a_line_is_kept_trimmed_with_single_spaces(text, kept):
     assert clean_text(text) == kept
 
 
 @pytest.mark.parametrize(("text", "code"), [("", "chat_empty"), (" \n\t", "chat_empty"),
+                                            ("\u200b\u200b", "chat_empty"), ("\x00\x07", "chat_empty"),
+                                            ("\u3164 \u2800", "chat_empty"), ("\u0301", "chat_empty"),
                                             ("x" * (TEXT_LIMIT + 1), "chat_too_long")])
 def test_an_empty_or_long_line_is_refused(text, code):
     with pytest.raises(RoomError) as refused:
