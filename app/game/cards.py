@@ -29,16 +29,17 @@ class Card(int):
 
     @classmethod
     def parse(cls, text: str | Card) -> Card:
-        """Read a card code, case-insensitively, accepting ``10`` for the ten.
+        """Read a card code, case-insensitively, accepting ``10`` for the ten (docs/rules.md §1).
 
         ``"9c"`` → ``9C``, ``"10h"`` → ``TH``; a card is returned as it is. Raises :class:`InvalidCard`
-        for anything else (wrong type, unknown rank or suit, extra text).
+        for anything else (wrong type, unknown rank or suit, extra text, space around it, letters outside
+        ASCII that upper-case to a rank or suit, such as ``ſ`` to ``S``).
         """
         if isinstance(text, Card):
             return text
         if not isinstance(text, str):
             raise InvalidCard(f"a card code must be text, not {type(text).__name__}")
-        card = _BY_CODE.get(text.strip().upper())
+        card = _BY_CODE.get(text.upper()) if text.isascii() else None
         if card is None:
             shown = text if len(text) <= 12 else text[:12] + "…"
             raise InvalidCard(f"{shown!r} is not a card code (rank 2-9, T or 10, J, Q, K, A, then suit C, D, H or S)",

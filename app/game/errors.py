@@ -6,6 +6,16 @@ kept apart so callers can report them differently.
 
 from __future__ import annotations
 
+SHOWN_LIMIT = 40
+"""Characters of a refused value an error message repeats (:func:`shown`)."""
+
+
+def shown(value: object) -> str:
+    """``value`` as an error message repeats it: its ``repr``, cut to :data:`SHOWN_LIMIT` characters and an
+    ellipsis, so that a huge value sent in error is not written back in full."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_LIMIT else text[:SHOWN_LIMIT] + "…"
+
 
 class GameError(Exception):
     """Base of every engine error; ``code`` is a stable identifier for APIs."""

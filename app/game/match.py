@@ -14,7 +14,7 @@ from operator import itemgetter
 from typing import NamedTuple, NoReturn
 
 from app.game.cards import DECK, RANK_BITS, Card, cards_of, lowest_rank_of
-from app.game.errors import InvalidCard, InvalidDeal, InvalidMatch
+from app.game.errors import InvalidCard, InvalidDeal, InvalidMatch, shown
 from app.game.events import (
     CardPlayed,
     DealEnded,
@@ -275,7 +275,7 @@ def deal_hands(match: Match, hands: Sequence[Sequence[str | Card]], *,
         if dealer is None:
             raise InvalidDeal("the first deal needs a dealer")
         if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < match.seat_count:
-            raise InvalidDeal(f"dealer must be a seat from 0 to {match.seat_count - 1}, not {dealer!r}")
+            raise InvalidDeal(f"dealer must be a seat from 0 to {match.seat_count - 1}, not {shown(dealer)}")
         if not match.is_active(dealer):
             raise InvalidDeal(f"seat {dealer} is eliminated and cannot deal", seat=dealer)
     elif dealer is not None and dealer != required:
@@ -294,7 +294,7 @@ def deal_hands(match: Match, hands: Sequence[Sequence[str | Card]], *,
             try:
                 card = Card.parse(code)
             except InvalidCard as error:
-                raise InvalidDeal(error.message, seat=seat, card=str(code)[:8]) from None
+                raise InvalidDeal(error.message, seat=seat, card=code[:8] if isinstance(code, str) else None) from None
             if card in seen:
                 raise InvalidDeal("card dealt twice", seat=seat, card=card.code)
             seen.add(card)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.game.cards import Card, cards_of
-from app.game.errors import GameError, InvalidCard, InvalidDeal, InvalidMatch, InvalidRules
+from app.game.errors import GameError, InvalidCard, InvalidDeal, InvalidMatch, InvalidRules, shown
 from app.game.match import Match, deal_hands, new_match, play
 from app.game.refusals import CardNotInHand, IllegalMove
 from app.game.rules import Rules
@@ -81,7 +81,7 @@ def replay(record: Any) -> Match:
     if not isinstance(record, Mapping):
         raise NotARecord(f"a record must be a JSON object, not {type(record).__name__}")
     if record.get("format") != FORMAT:
-        raise NotARecord(f"format must be {FORMAT!r}, not {record.get('format')!r}")
+        raise NotARecord(f"format must be {FORMAT!r}, not {shown(record.get('format'))}")
     try:
         rules = Rules.from_dict(record.get("rules", {}))
     except (InvalidRules, TypeError) as error:
@@ -111,7 +111,7 @@ def _replay_deal(match: Match, index: int, deal: Mapping[str, Any]) -> Match:
         raise RecordFault("the match was already over before this deal", deal=index)
     dealer = deal.get("dealer")
     if isinstance(dealer, bool) or not isinstance(dealer, int):
-        raise RecordFault(f"dealer must be a seat number, not {dealer!r}", deal=index)
+        raise RecordFault(f"dealer must be a seat number, not {shown(dealer)}", deal=index)
     hands: Any = deal.get("hands")  # anything at all: deal_hands checks its shape
     try:
         match, _ = deal_hands(match, hands, dealer=dealer)
@@ -122,14 +122,14 @@ def _replay_deal(match: Match, index: int, deal: Mapping[str, Any]) -> Match:
         raise RecordFault("plays must be a list of cards", deal=index)
     for number, code in enumerate(plays):
         seat = match.turn
-        shown = code if isinstance(code, str) else None
+        given = code if isinstance(code, str) else None
         if seat is None:
-            raise RecordFault("more plays than cards dealt", deal=index, play=number, card=shown)
+            raise RecordFault("more plays than cards dealt", deal=index, play=number, card=given and given[:8])
         try:
             card = Card.parse(code)
             match, _ = play(match, card)
         except InvalidCard as error:
-            raise RecordFault(error.message, deal=index, play=number, seat=seat, card=shown and shown[:8]) from None
+            raise RecordFault(error.message, deal=index, play=number, seat=seat, card=given and given[:8]) from None
         except CardNotInHand:
             raise RecordFault(f"card not in hand: {card.code}", deal=index, play=number, seat=seat,
                               card=card.code) from None

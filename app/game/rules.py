@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from app.game.errors import InvalidRules
+from app.game.errors import SHOWN_LIMIT, InvalidRules, shown
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 7
@@ -60,11 +60,11 @@ class RuleOption:
         if self.allows(value):
             return
         if self.kind == CHOICE:
-            raise InvalidRules(f"{self.name} must be one of {', '.join(self.choices)}, not {value!r}", self.name,
+            raise InvalidRules(f"{self.name} must be one of {', '.join(self.choices)}, not {shown(value)}", self.name,
                                value=value)
         words = "".join(f" or {word!r}" for word in self.choices)
         raise InvalidRules(f"{self.name} must be a whole number from {self.low} to {self.high}{words}, "
-                           f"not {value!r}", self.name, value=value)
+                           f"not {shown(value)}", self.name, value=value)
 
 
 OPTIONS: tuple[RuleOption, ...] = (
@@ -135,7 +135,7 @@ class Rules:
         known = {f.name for f in fields(cls)}
         for name in options:
             if name not in known:
-                raise InvalidRules(f"unknown rules option {name!r}", str(name))
+                raise InvalidRules(f"unknown rules option {shown(name)}", str(name)[:SHOWN_LIMIT])
         return cls(**options)
 
     def to_dict(self) -> dict[str, Any]:

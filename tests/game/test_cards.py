@@ -39,7 +39,9 @@ def test_parse_of_a_card_is_that_card():
     assert Card.parse(card) is card
 
 
-@pytest.mark.parametrize("text", ["", "1H", "11H", "9X", "9", "C9", "9CC", "T", "10", "100H", "ZZ", "9 C", "♥9"])
+@pytest.mark.parametrize("text", ["", "1H", "11H", "9X", "9", "C9", "9CC", "T", "10", "100H", "ZZ", "9 C", "♥9",
+                                  # Space around a code, and letters outside ASCII that upper-case to a suit:
+                                  " 2C", "9H\n", "\u00a02C", "9H\u2003", "5\u017f", "\uff19C"])
 def test_bad_codes_raise_invalid_card(text):
     with pytest.raises(InvalidCard) as caught:
         Card.parse(text)

@@ -168,6 +168,32 @@ def test_a_hand_with_a_bad_code(record):
     fault(record, deal=1, play=None, seat=0, card="1X")
 
 
+@pytest.mark.parametrize("written", [" {}", "{}\n", "\u00a0{}", "{}\u2003", "long s"])
+def test_a_hand_with_space_around_a_code_or_a_letter_that_only_upper_cases_to_a_suit(record, written):
+    hand = record["deals"][0]["hands"][1]
+    index = next(index for index, code in enumerate(hand) if code.endswith("S"))
+    # "ſ" (long s) upper-cases to "S": 5ſ would be read as 5S.
+    hand[index] = hand[index][0] + "\u017f" if written == "long s" else written.format(hand[index])
+    fault(record, deal=0, play=None, seat=1, card=hand[index][:8])
+
+
+@pytest.mark.parametrize("entry", [None, True, 1.0, ["9C"], {"r": "9"}])
+def test_a_hand_entry_that_is_not_text_names_no_card(record, entry):
+    record["deals"][1]["hands"][0][0] = entry
+    fault(record, deal=1, play=None, seat=0, card=None)
+
+
+def test_a_huge_value_is_not_written_back_in_full(record):
+    record["deals"][0]["dealer"] = [0] * 300_000
+    assert len(fault(record, deal=0, play=None)["reason"]) < 100
+    with pytest.raises(NotARecord) as refused:
+        replay({**record, "format": "x" * 300_000})
+    assert len(str(refused.value)) < 150
+    with pytest.raises(NotARecord) as refused:
+        replay({**record, "rules": {"y" * 300_000: 1}})
+    assert len(str(refused.value)) < 150
+
+
 @pytest.mark.parametrize("hands", ["9C", None, [["2C"]], {"0": []}])
 def test_hands_that_are_not_a_list_per_seat(record, hands):
     record["deals"][0]["hands"] = hands
