@@ -361,7 +361,7 @@ def _json_object(frame: str | bytes | None, limit: int) -> dict[str, Any]:
         raise ProtocolError(ErrorCode.MALFORMED, problem("binary_message"))
     try:
         data = json.loads(frame)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: JSON's errors, and a number of over 4,300 digits
         raise ProtocolError(ErrorCode.MALFORMED, problem("not_an_object")) from None
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.MALFORMED, problem("not_an_object"))

@@ -29,16 +29,19 @@ def read_record(path: str, stdin: TextIO) -> Any:
     A leading byte-order mark is not part of the JSON and is dropped. Returns
     whatever the JSON holds (checking it is a record is the caller's job).
     Raises :class:`UnreadableRecord` for a file that cannot be read, is not
-    UTF-8 or is not JSON (also JSON nested too deeply to parse).
+    UTF-8 or is not JSON (also JSON nested too deeply, or with a number too
+    long, to parse).
     """
     try:
         if path == "-":
-            text = stdin.read()
+            # Its bytes, decoded here as a file's are: a text stream may be set to let bad bytes through.
+            raw = getattr(stdin, "buffer", None)
+            text = raw.read().decode("utf-8") if raw is not None else stdin.read()
         else:
             with open(path, encoding="utf-8") as file:
                 text = file.read()
         return json.loads(text.removeprefix("\ufeff"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:  # ValueError: JSON's errors too
         raise UnreadableRecord(_reason(error)) from None
 
 
@@ -77,4 +80,6 @@ def _reason(error: Exception) -> str:
         return "not UTF-8 text"
     if isinstance(error, OSError):
         return f"cannot read the file ({error.strerror or error})"
+    if isinstance(error, ValueError):  # Python reads no whole number of more than 4,300 digits
+        return "not JSON (a number too long to read)"
     return "not JSON (nested too deeply)"

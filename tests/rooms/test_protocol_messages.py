@@ -120,6 +120,12 @@ def test_a_frame_that_is_no_message_is_refused_with_its_code(frame, code):
     assert refusal(frame) == code
 
 
+def test_a_number_too_long_to_read_is_malformed_where_frames_may_hold_it():
+    with pytest.raises(ProtocolError) as refused:
+        parse_message('{"type": "remove", "seat": ' + "1" * 4301 + "}", 8192)
+    assert refused.value.code == ErrorCode.MALFORMED
+
+
 def test_a_whole_surrogate_pair_escaped_is_the_character_it_stands_for():
     message = parse_message('{"type": "chat", "text": "hi \\ud83d\\ude00 h\\u00e6"}', 4096)
     assert message == parse({"type": "chat", "text": "hi \N{GRINNING FACE} h\N{LATIN SMALL LETTER AE}"})

@@ -125,6 +125,7 @@ def test_read_record_skips_a_byte_order_mark_in_a_file_or_on_standard_input(tmp_
     (b"\xff{}", "not UTF-8 text"),
     (b"{", "not JSON (Expecting property name enclosed in double quotes at line 1 column 2)"),
     (b"[" * 100_000, "not JSON (nested too deeply)"),
+    (b'{"deals": [{"dealer": ' + b"1" * 4301 + b"}]}", "not JSON (a number too long to read)"),
 ])
 def test_read_record_says_why_a_file_is_unreadable(tmp_path, content, reason):
     path = tmp_path / "bad.json"
@@ -134,3 +135,23 @@ def test_read_record_says_why_a_file_is_unreadable(tmp_path, content, reason):
     assert caught.value.reason == reason
     with pytest.raises(UnreadableRecord, match="cannot read the file"):
         read_record(str(tmp_path / "missing.json"), io.StringIO())
+
+
+def test_standard_input_that_is_not_utf8_is_refused_as_a_file_would_be(files, capsys, monkeypatch):
+    # A text stream may let bad bytes through (surrogateescape, as Python's own under the C locale): the
+    # record is read from its bytes instead, as a file is.
+    record = json.loads(files["valid"].read_text())
+    record["players"][0] += "\udcff"  # the byte 0xFF, let through
+    stdin = io.TextIOWrapper(io.BytesIO(json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogateescape")),
+                             encoding="utf-8", errors="surrogateescape")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    assert main(["verify", "-"]) == 1
+    assert json.loads(capsys.readouterr().out)["reason"] == "not UTF-8 text"
+
+
+def test_a_number_too_long_to_read_fails_its_file_and_the_next_is_still_checked(files, tmp_path, capsys):
+    huge = tmp_path / "huge.json"
+    huge.write_text("9" * 4301)
+    assert main(["verify", str(huge), str(files["valid"])]) == 1
+    first, second = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert first["reason"] == "not JSON (a number too long to read)" and second["ok"] is True
