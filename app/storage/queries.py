@@ -108,7 +108,7 @@ def start_match(connection: Connection, *, match_id: str, room_code: str | None,
     the room is stepped away any more (a new match starts with everyone back at their seat).
 
     SQL Core on ``connection``, in its transaction: a look-up of the match, then an update of the room's
-    matches, one of its seats stepped away and an insert (a room starts a match at every "Play again"; an
+    matches and one of its seats stepped away, and an insert (a room starts a match at every "Play again"; an
     ORM session for it cost several times as much). Storing the same match again (a retry after a lost
     answer) does nothing. Raises SQLAlchemy's errors for a match id in use by another match, an unknown
     room, a value no database here may hold or a database failure.

@@ -41,7 +41,7 @@ def read_record(path: str, stdin: TextIO) -> Any:
             with open(path, encoding="utf-8") as file:
                 text = file.read()
         return json.loads(text.removeprefix("\ufeff"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:  # ValueError: JSON's errors too
+    except (OSError, ValueError, RecursionError) as error:  # ValueError: bad UTF-8 and JSON's errors too
         raise UnreadableRecord(_reason(error)) from None
 
 
