@@ -7,7 +7,6 @@ docs/rules.md §2.3–2.4, §2.10, §3); the sentences are here.
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable
 
 from app.game.errors import GameError
 from app.game.refusals import IllegalMove, Refusal
@@ -54,20 +53,33 @@ def unplayable(reason: Refusal) -> str:
     As :func:`refusal`, except while waiting: ``"wait for your turn"`` and
     ``"wait for the next deal"``.
     """
-    return _unplayable(reason, language())
+    return _unplayable(unplayable_said(reason), language())
 
 
-def unplayable_said(reason: Refusal) -> Hashable:
-    """What :func:`unplayable` says of ``reason`` depends on, in a language: its code alone while waiting
-    (:data:`WAITING`), else the whole reason. Two reasons with equal values are said alike."""
-    return reason.code if reason.code in WAITING else reason
+def unplayable_said(reason: Refusal) -> Refusal:
+    """What :func:`unplayable` says of ``reason`` depends on, in a language: ``reason`` with only the facts
+    its words name (none while waiting, :data:`WAITING`; the card refused only where the words name it).
+    Two reasons with equal values are said alike.
+
+    A hand's cards that cannot be played are refused for the same few reasons, each naming the card; the
+    words name the rank to reach and the lowest cards, not the card: one wording serves the whole hand.
+    """
+    if reason.code in WAITING:
+        return Refusal(reason.code)
+    if reason.code in _NAMING_THE_CARD:
+        return reason
+    return Refusal(reason.code, highest=reason.highest, lowest=reason.lowest)
+
+
+_NAMING_THE_CARD = frozenset(code for code, words in REFUSALS.items() if "{card}" in words)
+"""The refusals whose words name the card refused (:data:`REFUSALS`)."""
 
 
 @functools.lru_cache(maxsize=4096)
-def _unplayable(reason: Refusal, code: str) -> str:
+def _unplayable(said: Refusal, code: str) -> str:
     # Every state sent says why each card of each hand cannot be played, mostly the same few refusals
-    # (whose turn it is): kept per refusal and the language ``code`` being spoken.
-    return _say(WAITING.get(reason.code) or REFUSALS[reason.code], reason)
+    # (whose turn it is): kept per refusal as said (:func:`unplayable_said`) and the language ``code``.
+    return _say(WAITING.get(said.code) or REFUSALS[said.code], said)
 
 
 def error_message(error: GameError) -> str:

@@ -71,6 +71,17 @@ def test_what_a_reason_is_said_by_tells_apart_reasons_said_otherwise():
     assert unplayable(reason) != unplayable(other) and unplayable_said(reason) != unplayable_said(other)
 
 
+def test_the_cards_of_a_hand_refused_for_one_reason_share_its_words_and_the_cards_named_keep_theirs():
+    sixes = [Refusal("match_or_lowest", card=Card.parse(code), highest=Card.parse("9C"), lowest=cards("2S"))
+             for code in ("6D", "6H", "7S")]
+    assert len({unplayable_said(reason) for reason in sixes}) == 1
+    assert {unplayable(reason) for reason in sixes} == {refusal(sixes[0])}
+    assert unplayable_said(sixes[0]) != unplayable_said(replace(sixes[0], lowest=cards("2D")))
+    named = [Refusal("not_legal", card=Card.parse(code)) for code in ("7H", "8H")]
+    assert unplayable_said(named[0]) != unplayable_said(named[1])
+    assert [unplayable(reason) for reason in named] == ["7H is not a legal card here", "8H is not a legal card here"]
+
+
 def test_an_engine_error_for_people():
     reason = Refusal("not_your_turn", seat=1, player="Ben")
     assert error_message(NotYourTurn(reason)) == "it is Ben's turn"
