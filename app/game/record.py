@@ -82,8 +82,11 @@ def replay(record: Any) -> Match:
         raise NotARecord(f"a record must be a JSON object, not {type(record).__name__}")
     if record.get("format") != FORMAT:
         raise NotARecord(f"format must be {FORMAT!r}, not {shown(record.get('format'))}")
+    options = record.get("rules", {})  # options left out take their default; all of them, with no "rules"
+    if options is None:
+        raise NotARecord("bad rules: rules must be an object of options, not null")
     try:
-        rules = Rules.from_dict(record.get("rules", {}))
+        rules = Rules.from_dict(options)
     except (InvalidRules, TypeError) as error:
         raise NotARecord(f"bad rules: {error}") from None
     players = record.get("players")

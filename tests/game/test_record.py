@@ -301,7 +301,8 @@ def test_data_that_is_not_an_object(data):
 
 @pytest.mark.parametrize(("change", "value"), [
     ("format", "cucumber-match/2"), ("format", None), ("rules", {"threshold": 5}), ("rules", {"jokers": 1}),
-    ("rules", "agurk"), ("rules", [1]), ("players", "Ana Ben"), ("players", ["Ana"]), ("players", ["Ana", 3]),
+    ("rules", "agurk"), ("rules", [1]), ("rules", None), ("players", "Ana Ben"), ("players", ["Ana"]),
+    ("players", ["Ana", 3]),
     ("players", [f"P{seat}" for seat in range(8)]), ("players", None), ("deals", None), ("deals", {"0": {}}),
 ])
 def test_a_record_with_a_bad_format_rules_players_or_deals(record, change, value):
@@ -310,6 +311,12 @@ def test_a_record_with_a_bad_format_rules_players_or_deals(record, change, value
         replay(record)
     with pytest.raises(NotARecord):
         check_record(record)
+
+
+def test_a_record_without_rules_plays_by_the_defaults():
+    data = record_of(finished_match())
+    del data["rules"]
+    assert replay(data).rules == Rules()
 
 
 def test_a_missing_format_or_players():
