@@ -308,8 +308,22 @@ async def _serve(websocket: WebSocket, room: Room, settings: Settings, token_has
         conn.finish()
         await room.detach(conn, gone_since)
         metrics.socket_closed(conn.kind, too_slow=conn.too_slow)
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await asyncio.wait_for(sender, 5)
+        await let_sender_finish(sender)
+
+
+SENDER_FINISH_SECONDS = 5.0
+"""How long a socket's handler, ending, waits for its connection's sender to write what is queued and close."""
+
+
+async def let_sender_finish(sender: asyncio.Task[None], seconds: float = SENDER_FINISH_SECONDS) -> None:
+    """Wait up to ``seconds`` for a connection's ``sender`` (:meth:`Connection.start`) to end, then cancel it.
+
+    How the sender ended (it was cancelled, its socket failed) is its own affair: nothing of it is raised
+    here. A cancellation of the waiting task itself is: it goes on ending that task.
+    """
+    done, _ = await asyncio.wait({sender}, timeout=seconds)
+    if not done:
+        sender.cancel()
 
 
 def _spend(conn: Connection, metrics: Metrics, credits: Credits, message: ClientMessage | ProtocolError,
