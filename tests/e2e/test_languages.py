@@ -31,6 +31,13 @@ OVERFLOW_JS = """() => [...document.querySelectorAll('body *')]
             + `${e.scrollWidth}>${e.clientWidth}`)"""
 """Elements whose own text runs out of their box (a long word that does not wrap)."""
 
+LED_CUT_JS = """() => [...document.querySelectorAll('#trick .by small')].filter(mark => {
+    const own = mark.getBoundingClientRect(), by = mark.closest('.by').getBoundingClientRect();
+    return own.width === 0 || own.left < by.left - 0.5 || own.right > by.right + 0.5 || own.bottom > by.bottom + 0.5;
+  }).map(mark => mark.closest('.by').textContent.trim())"""
+"""The marks of the card that led the trick that are cut off by the name's ellipsis (a player's names are
+cut to fit below their card; the mark is not)."""
+
 
 def words_left(tab: Tab) -> list[str]:
     """The English words the tab's page still shows (none, in a page in another language)."""
@@ -191,6 +198,12 @@ def test_every_language_fits_a_360_pixel_phone(open_tab, server: LiveServer, scr
     play_until(server, room, {0: tab}, others,
                lambda now: now["state"]["turn"] == 0 and now["state"]["trick_number"] >= 2)
     check("table")
+    for leader in (0, 1):  # "You led", and a long name that led
+        play_until(server, room, {0: tab}, others,
+                   lambda now, seat=leader: bool(now["state"]["trick"]) and now["state"]["trick"][0]["seat"] == seat)
+        assert tab.page.locator("#trick .by small").count() == 1
+        shoot(tab, screenshots, f"360-{code}-led-by-{leader}")
+        assert tab.page.evaluate(LED_CUT_JS) == [], (code, leader)
     for player in others.values():
         player.close()
     assert tab.problems() == []
