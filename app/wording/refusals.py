@@ -58,21 +58,19 @@ def unplayable(reason: Refusal) -> str:
 
 def unplayable_said(reason: Refusal) -> Refusal:
     """What :func:`unplayable` says of ``reason`` depends on, in a language: ``reason`` with only the facts
-    its words name (none while waiting, :data:`WAITING`; the card refused only where the words name it).
-    Two reasons with equal values are said alike.
+    its words name (none while waiting, :data:`WAITING`). Two reasons with equal values are said alike.
 
     A hand's cards that cannot be played are refused for the same few reasons, each naming the card; the
-    words name the rank to reach and the lowest cards, not the card: one wording serves the whole hand.
+    words of most name the rank to reach and the lowest cards, not the card: one wording serves the whole
+    hand. Raises ``KeyError`` for a code outside :data:`app.game.errors.REFUSALS`.
     """
     if reason.code in WAITING:
         return Refusal(reason.code)
-    if reason.code in _NAMING_THE_CARD:
-        return reason
-    return Refusal(reason.code, highest=reason.highest, lowest=reason.lowest)
-
-
-_NAMING_THE_CARD = frozenset(code for code, words in REFUSALS.items() if "{card}" in words)
-"""The refusals whose words name the card refused (:data:`REFUSALS`)."""
+    words = REFUSALS[reason.code]
+    return Refusal(reason.code, card=reason.card if "{card}" in words else None,
+                   player=reason.player if "{player}" in words else None,
+                   highest=reason.highest if "{rank}" in words else None,
+                   lowest=reason.lowest if "{lowest}" in words else ())
 
 
 @functools.lru_cache(maxsize=4096)

@@ -82,6 +82,12 @@ def test_the_cards_of_a_hand_refused_for_one_reason_share_its_words_and_the_card
     assert [unplayable(reason) for reason in named] == ["7H is not a legal card here", "8H is not a legal card here"]
 
 
+@pytest.mark.parametrize("code", sorted(set(REFUSALS) - set(wording.WAITING)))
+def test_a_reason_said_by_the_facts_its_words_name_says_what_the_whole_reason_says(code):
+    reason = Refusal(code, card=Card.parse("6D"), seat=2, player="Cy", highest=Card.parse("9C"), lowest=cards("2S 2H"))
+    assert unplayable(reason) == refusal(reason)
+
+
 def test_an_engine_error_for_people():
     reason = Refusal("not_your_turn", seat=1, player="Ben")
     assert error_message(NotYourTurn(reason)) == "it is Ben's turn"
