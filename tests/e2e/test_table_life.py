@@ -110,8 +110,12 @@ def test_the_score_sheet_after_two_deals_is_the_stored_records(open_tab, server:
     assert len(stored) == 2 and stored[:1] == first
     for tab in (ana, watcher):
         assert tab.page.evaluate(SHEET_JS) == stored, tab.label
-        # The last deal's last trick, opened: who played what, in order, and who took it.
-        tab.page.click("#last-trick-details > summary")
+        # The last deal's last trick, opened: who played what, in order, and who took it. Its summary shows the
+        # marker that says it opens (a summary laid out otherwise than as a list item has none).
+        summary = tab.page.locator("#last-trick-details > summary")
+        assert summary.evaluate("e => getComputedStyle(e).display") == "list-item"
+        assert summary.evaluate("e => getComputedStyle(e, '::marker').content") != "none"
+        summary.click()
         trick = tab.page.locator("#last-trick-details li")
         assert [(int(trick.nth(i).get_attribute("data-seat")), trick.nth(i).get_attribute("data-code"))
                 for i in range(trick.count())] == [(seat, card.code) for seat, card in steps[-1].tricks[-1].plays]
