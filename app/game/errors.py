@@ -17,6 +17,12 @@ def shown(value: object) -> str:
     return text if len(text) <= SHOWN_LIMIT else text[:SHOWN_LIMIT] + "…"
 
 
+def card_given(value: object) -> str | None:
+    """The ``card`` a fault names for ``value``, given where a card code was due: the text cut to 8
+    characters (a card code has 2 or 3), ``None`` for a value that is not text (docs/rules.md §4)."""
+    return value[:8] if isinstance(value, str) else None
+
+
 class GameError(Exception):
     """Base of every engine error; ``code`` is a stable identifier for APIs."""
 

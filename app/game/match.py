@@ -14,7 +14,7 @@ from operator import itemgetter
 from typing import NamedTuple, NoReturn
 
 from app.game.cards import DECK, RANK_BITS, Card, cards_of, lowest_rank_of
-from app.game.errors import InvalidCard, InvalidDeal, InvalidMatch, shown
+from app.game.errors import InvalidCard, InvalidDeal, InvalidMatch, card_given, shown
 from app.game.events import (
     CardPlayed,
     DealEnded,
@@ -294,7 +294,7 @@ def deal_hands(match: Match, hands: Sequence[Sequence[str | Card]], *,
             try:
                 card = Card.parse(code)
             except InvalidCard as error:
-                raise InvalidDeal(error.message, seat=seat, card=code[:8] if isinstance(code, str) else None) from None
+                raise InvalidDeal(error.message, seat=seat, card=card_given(code)) from None
             if card in seen:
                 raise InvalidDeal("card dealt twice", seat=seat, card=card.code)
             seen.add(card)

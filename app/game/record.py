@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.game.cards import Card, cards_of
-from app.game.errors import GameError, InvalidCard, InvalidDeal, InvalidMatch, InvalidRules, shown
+from app.game.errors import GameError, InvalidCard, InvalidDeal, InvalidMatch, InvalidRules, card_given, shown
 from app.game.match import Match, deal_hands, new_match, play
 from app.game.refusals import CardNotInHand, IllegalMove
 from app.game.rules import Rules
@@ -125,14 +125,13 @@ def _replay_deal(match: Match, index: int, deal: Mapping[str, Any]) -> Match:
         raise RecordFault("plays must be a list of cards", deal=index)
     for number, code in enumerate(plays):
         seat = match.turn
-        given = code if isinstance(code, str) else None
         if seat is None:
-            raise RecordFault("more plays than cards dealt", deal=index, play=number, card=given and given[:8])
+            raise RecordFault("more plays than cards dealt", deal=index, play=number, card=card_given(code))
         try:
             card = Card.parse(code)
             match, _ = play(match, card)
         except InvalidCard as error:
-            raise RecordFault(error.message, deal=index, play=number, seat=seat, card=given and given[:8]) from None
+            raise RecordFault(error.message, deal=index, play=number, seat=seat, card=card_given(code)) from None
         except CardNotInHand:
             raise RecordFault(f"card not in hand: {card.code}", deal=index, play=number, seat=seat,
                               card=card.code) from None
