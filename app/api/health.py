@@ -10,13 +10,13 @@ from fastapi.responses import JSONResponse, Response
 
 from app import __version__
 from app.api.deps import MetricsDep, NodeDep, SettingsDep, client_address
+from app.api.routing import get_and_head
 from app.metrics import address_allowed
 
 router = APIRouter()
 
 
-@router.get("/healthz")
-@router.head("/healthz", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/healthz")
 async def healthz(node: NodeDep) -> dict[str, Any]:
     """200 while the server runs, with ``{"status": "ok", "version", "process", "mode", "rooms", "sockets",
     "relayed_sockets", "hosted_sockets", "draining"}``: this process's id, ``single`` or ``cluster``, the
@@ -25,8 +25,7 @@ async def healthz(node: NodeDep) -> dict[str, Any]:
     return {"status": "ok", "version": __version__, **node.health()}
 
 
-@router.get("/readyz")
-@router.head("/readyz", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/readyz")
 async def readyz(node: NodeDep) -> JSONResponse:
     """200 ``{"ready": true, "process": …}`` when this process takes new rooms; 503 ``{"ready": false,
     "reason": …}`` when not: ``draining`` (handing its rooms over after SIGTERM), ``database_lease``
@@ -38,8 +37,7 @@ async def readyz(node: NodeDep) -> JSONResponse:
     return JSONResponse(body, status_code=200 if reason is None else 503)
 
 
-@router.get("/metrics", include_in_schema=False)
-@router.head("/metrics", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/metrics", include_in_schema=False)
 async def metrics_text(request: Request, metrics: MetricsDep, settings: SettingsDep) -> Response:
     """The server's metrics in the Prometheus text format, for a client address in
     ``metrics_allow`` (after a trusted proxy's ``X-Forwarded-For``). Raises ``HTTPException``

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 
 from app.api.deps import StorageDep
+from app.api.routing import get_and_head
 from app.identity import is_match_id
 from app.rooms.errors import ErrorCode, RoomError
 from app.storage import MAX_PAGE, MAX_PER_PAGE, FinishedMatch
@@ -16,8 +17,7 @@ from app.wording.errors import problem
 router = APIRouter(prefix="/api")
 
 
-@router.get("/matches")
-@router.head("/matches", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/matches")
 async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=MAX_PAGE),
                        per_page: int = Query(20, ge=1, le=MAX_PER_PAGE)) -> dict[str, Any]:
     """Finished matches, newest first, one page at a time."""
@@ -30,8 +30,7 @@ async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=MAX_PA
     }
 
 
-@router.get("/matches/{match_id}/record")
-@router.head("/matches/{match_id}/record", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/matches/{match_id}/record")
 async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
     """The ``cucumber-match/1`` record of a finished match (404 for any other id, or text that is not an id)."""
     record = await asyncio.to_thread(storage.match_record, match_id) if is_match_id(match_id) else None

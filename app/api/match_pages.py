@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.api.deps import StorageDep
+from app.api.routing import get_and_head
 from app.identity import is_match_id
 from app.match_views import match_detail
 from app.names import form_number
@@ -17,8 +18,7 @@ from app.storage import MAX_PAGE
 router = APIRouter()
 
 
-@router.get("/matches", response_class=HTMLResponse, name="matches_page")
-@router.head("/matches", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/matches", response_class=HTMLResponse, name="matches_page")
 async def matches_page(request: Request, storage: StorageDep, page: str = "1") -> Response:
     """Finished matches, newest first, 20 to a page (a page number out of range shows the nearest page)."""
     number = form_number(page)
@@ -27,8 +27,7 @@ async def matches_page(request: Request, storage: StorageDep, page: str = "1") -
     return templates.TemplateResponse(request, "matches.html", {"page": result})
 
 
-@router.get("/matches/{match_id}", response_class=HTMLResponse, name="match_page")
-@router.head("/matches/{match_id}", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/matches/{match_id}", response_class=HTMLResponse, name="match_page")
 async def match_page(match_id: str, request: Request, storage: StorageDep) -> Response:
     """One finished match: standings per deal, a chart of totals, and a replay of every deal (404 for anything else)."""
     finished = await asyncio.to_thread(storage.finished_match, match_id) if is_match_id(match_id) else None

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict
 
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
+from app.api.routing import get_and_head
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from, state_json
 from app.settings import Settings
@@ -87,8 +88,7 @@ async def take_seat(code: str, body: TakeSeat, request: Request, response: Respo
     return {"seat": seat, "player": player, "token": token}
 
 
-@router.get("/rooms/{code}")
-@router.head("/rooms/{code}", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/rooms/{code}")
 async def room_state(code: str, registry: RegistryDep) -> dict[str, Any]:
     """The room as a spectator sees it (no hand, ever)."""
     view = registry.require(code).view_for(None)

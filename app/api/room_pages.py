@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 from app.api.deps import RegistryDep, SettingsDep, cookie_name, get_registry, get_settings, limited, public_base
 from app.api.language import visitor_language
 from app.api.room_api import set_player_cookie
+from app.api.routing import get_and_head
 from app.api.sockets import accept_room_socket, heartbeat_seconds, link_url, player_token_hash, serve
 from app.api.viewers import browser_viewer, remember_viewer
 from app.game.rules import MAX_PLAYERS
@@ -291,8 +292,7 @@ def _page_context(request: Request, room: Room, settings: Settings, view: RoomVi
     }
 
 
-@router.get("/r/{code}", response_class=HTMLResponse, name="room_page")
-@router.head("/r/{code}", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/r/{code}", response_class=HTMLResponse, name="room_page")
 async def room_page(code: str, request: Request, registry: RegistryDep, settings: SettingsDep) -> Response:
     """A room's page: the lobby or the table, as this visitor may see it."""
     room = registry.get(code)
@@ -329,8 +329,7 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
     return _seated_redirect(request, settings, room.code, token)
 
 
-@router.get("/r/{code}/take", response_class=HTMLResponse, name="take_seat_page")
-@router.head("/r/{code}/take", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/r/{code}/take", response_class=HTMLResponse, name="take_seat_page")
 async def take_seat_page(code: str, request: Request, registry: RegistryDep) -> Response:
     """The page a seat link opens: a button that takes the seat in this browser.
 

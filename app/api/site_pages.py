@@ -5,20 +5,19 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app.api.routing import get_and_head
 from app.rendering import templates
 
 router = APIRouter()
 
 
-@router.get("/", response_class=HTMLResponse, name="home")
-@router.head("/", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/", response_class=HTMLResponse, name="home")
 async def home(request: Request) -> Response:
     """The home page: open a table with a name and rules."""
     return templates.TemplateResponse(request, "home.html", {})
 
 
-@router.get("/rules", response_class=HTMLResponse, name="rules_page")
-@router.head("/rules", include_in_schema=False)  # HEAD as GET, without the body
+@get_and_head(router, "/rules", response_class=HTMLResponse, name="rules_page")
 async def rules_page(request: Request) -> Response:
     """The house rules and every variant, in plain words, with the worked example."""
     return templates.TemplateResponse(request, "rules.html", {})
