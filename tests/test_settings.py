@@ -47,6 +47,15 @@ def test_a_stop_takes_some_time_but_not_for_ever(monkeypatch):
     assert Settings().stop_seconds == 3.5
 
 
+def test_the_commit_window_is_from_0_to_1_second(monkeypatch):
+    for refused in ("-0.001", "1.5", "nan"):
+        monkeypatch.setenv("CUCUMBER_COMMIT_WINDOW_SECONDS", refused)
+        with pytest.raises(ValidationError, match="commit_window_seconds"):
+            Settings()
+    monkeypatch.setenv("CUCUMBER_COMMIT_WINDOW_SECONDS", "0")
+    assert Settings().commit_window_seconds == 0
+
+
 def test_cucumber_serve_refuses_redis_with_sqlite_before_it_starts(monkeypatch):
     monkeypatch.setenv("CUCUMBER_REDIS_URL", "redis://127.0.0.1:6379/0")
     monkeypatch.setenv("DATABASE_URL", "sqlite:///never-created.db")

@@ -1,7 +1,9 @@
 """Group commit: one writer thread commits every write waiting for it in one transaction.
 
 A write resolves its future only once that transaction is committed, so durability is as for a
-call of its own, at one commit (one fsync) for the whole batch; a refused write fails alone.
+call of its own, at one commit (one fsync) for the whole batch; a refused write fails alone. A write
+that finds the writer idle may wait a few milliseconds (the commit window) for others to share its
+transaction.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ HOLD_SECONDS = 1.0
 after batch on one connection: taking one from the pool and giving it back cost about as much CPU time as a
 batch of one play on SQLite (the pool's checks, its reset, PostgreSQL's ping). Idle longer than this, it
 gives the connection back, and the next batch takes one checked as the pool checks it."""
+MAX_WINDOW_SECONDS = 1.0
+"""The longest commit window a writer takes (see :class:`BatchWriter`)."""
 
 
 @dataclass(slots=True)
@@ -84,13 +88,27 @@ class BatchWriter:
     transaction is rolled back and they run again in a new one, each in a savepoint of its own. A batch
     the database refuses as a whole (down, locked, the commit failing) fails every write in it and stores
     none of them. The thread keeps one connection while batches keep coming (:data:`HOLD_SECONDS`).
+
+    ``window`` (seconds, 0 to :data:`MAX_WINDOW_SECONDS`) is the commit window of the writes waited for
+    on an event loop (:meth:`submit_waited`): such a write that finds the writer idle, with nothing
+    queued, is held that long on its loop, and every write of that loop that comes meanwhile is held
+    with it, so that they share one transaction. Rooms at human pace each play a card every few seconds:
+    without it, nearly every play is a transaction of its own, whose begin, commit and fsync cost several
+    times the play's own insert, and whose end wakes the loop once more. A writer busy with a batch
+    holds nothing: what comes meanwhile waits for it anyway and goes in the next batch. Raises
+    ``ValueError`` for a ``max_batch`` below 1 or a ``window`` out of range.
     """
 
-    def __init__(self, engine: Engine, *, max_batch: int = MAX_BATCH) -> None:
+    def __init__(self, engine: Engine, *, max_batch: int = MAX_BATCH, window: float = 0.0) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be at least 1, not {max_batch}")
+        if not 0 <= window <= MAX_WINDOW_SECONDS:
+            raise ValueError(f"window must be from 0 to {MAX_WINDOW_SECONDS} seconds, not {window}")
         self._engine = engine
         self._max_batch = max_batch
+        self._window = window
+        self._held: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
+        """The writes held in a commit window, by their loop, oldest first (under ``_lock``)."""
         self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()  # None: stop
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -122,33 +140,63 @@ class BatchWriter:
         The writes of one batch waited for on one loop are all resolved by one call the writer hands that
         loop once the batch is committed, so the loop wakes once a batch, not once a write (and the
         writer thread does not take the interpreter's lock from the loop once a write). Call it from the
-        loop's thread only.
+        loop's thread only. A write that finds the writer idle opens the loop's commit window; the writes
+        that come while it is open are held with it, in order (see :class:`BatchWriter`).
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._enqueue(_Pending(action, write, future, loop, row))
+        item = _Pending(action, write, future, loop, row)
+        with self._lock:
+            held = self._held.get(loop)
+            if held is not None:
+                held.append(item)
+                return future
+            if self._window > 0 and not self._closed and self._idle():
+                self._held[loop] = [item]
+                loop.call_later(self._window, self._release, loop)
+                return future
+            self._put(item)
         return future
+
+    def _idle(self) -> bool:
+        """Whether the writer waits for a write, with none queued (read without its lock: a guess)."""
+        return not self._writing and self._queue.empty()
+
+    def _release(self, loop: asyncio.AbstractEventLoop) -> None:
+        """On ``loop``: its commit window is over; queue the writes it held."""
+        with self._lock:
+            for item in self._held.pop(loop, ()):
+                self._put(item)
 
     def _enqueue(self, item: _Pending) -> None:
         with self._lock:
-            if self._closed:
-                item.future.set_exception(StorageError(f"could not {item.action}: storage is closed"))
-                return
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="storage-batch-writer", daemon=True)
-                self._thread.start()
-            self._queue.put(item)
+            self._put(item)
+
+    def _put(self, item: _Pending) -> None:
+        """Queue ``item`` for the writer, started if need be; fail it if the writer is closed. Under ``_lock``."""
+        if self._closed:
+            item.future.set_exception(StorageError(f"could not {item.action}: storage is closed"))
+            return
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="storage-batch-writer", daemon=True)
+            self._thread.start()
+        self._queue.put(item)
 
     def close(self, timeout: float | None = None) -> bool:
         """Commit what was submitted, then stop the thread; later :meth:`submit` calls fail. Idempotent.
 
-        Waits at most ``timeout`` seconds (``None``: as long as it takes) for the writes still to commit;
-        returns whether they all were. When the time is up (the database does not answer), it logs what is
-        still pending and returns ``False``: those writes are left to the thread, which goes on trying as
-        long as the process lives, and whose futures say how each went. A second call waits again.
+        Waits at most ``timeout`` seconds (``None``: as long as it takes) for the writes still to commit,
+        those held in a commit window included; returns whether they all were. When the time is up (the
+        database does not answer), it logs what is still pending and returns ``False``: those writes are
+        left to the thread, which goes on trying as long as the process lives, and whose futures say how
+        each went. A second call waits again.
         """
         with self._lock:
             if not self._closed:
+                for held in self._held.values():  # their windows end now: committed before the stop mark
+                    for item in held:
+                        self._put(item)
+                self._held.clear()
                 self._closed = True
                 if self._thread is not None:
                     self._queue.put(None)

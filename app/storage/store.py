@@ -54,17 +54,20 @@ class Storage:
     before the database sees it, by every database alike, with
     :class:`StorageError` (``app.storage.models.StoredText``, ``StoredInt``).
     Raises :class:`StorageError` for a URL that cannot be used (unknown
-    driver, SQLite folder that cannot be created).
+    driver, SQLite folder that cannot be created). ``commit_window`` is the
+    writer's commit window in seconds (:class:`~app.storage.batch.BatchWriter`;
+    0: a write never waits for others to share its transaction); ``ValueError``
+    for one out of range.
     """
 
-    def __init__(self, url: str, *, echo: bool = False) -> None:
+    def __init__(self, url: str, *, echo: bool = False, commit_window: float = 0.0) -> None:
         try:
             self._engine = create_storage_engine(url, echo=echo)
         except (SQLAlchemyError, OSError) as error:
             raise StorageError(f"cannot use the database {_safe_url(url)}: {error}") from error
         # SQLite write units take the write lock when they begin (see engine.py).
         self._writer = self._engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
-        self._batch = BatchWriter(self._writer)
+        self._batch = BatchWriter(self._writer, window=commit_window)
         self._closed = False
 
     @property

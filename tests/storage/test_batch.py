@@ -371,6 +371,71 @@ def test_committing_on_the_loop_returns_once_stored_and_raises_what_the_write_me
     assert stored_plays(storage) == {"m0": CARDS[:1]}
 
 
+@contextmanager
+def windowed(storage: Storage, window: float) -> Iterator[BatchWriter]:
+    """A batch writer on the test's database with a commit window of ``window`` seconds."""
+    writer = BatchWriter(storage.engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"}), window=window)
+    try:
+        yield writer
+    finally:
+        writer.close()
+
+
+def test_the_writes_a_loop_waits_for_within_the_commit_window_share_one_transaction_in_order(storage):
+    dealt_matches(storage, 2)
+
+    async def main(writer: BatchWriter) -> list[object]:
+        first = [writer.submit_waited(*play_write("m0", 0)), writer.submit_waited(*play_write("m1", 0))]
+        await asyncio.sleep(0.05)  # the writer is idle meanwhile: nothing is committed before the window ends
+        assert not any(future.done() for future in first)
+        later = [writer.submit_waited(*play_write("m0", 1)), writer.submit_waited(*play_write("m1", 2))]
+        return await asyncio.wait_for(asyncio.gather(*first, *later, return_exceptions=True), WAIT_S)
+
+    with windowed(storage, 0.5) as writer, counting_commits(storage.engine) as commits:
+        results = asyncio.run(main(writer))
+    assert results[:3] == [None] * 3  # the second play of m0 follows its first, in the same transaction
+    assert isinstance(results[3], StorageError) and "out of order" in str(results[3])  # refused alone
+    assert len(commits) == 1
+    assert stored_plays(storage) == {"m0": CARDS[:2], "m1": CARDS[:1]}
+
+
+def test_a_write_that_finds_the_writer_busy_is_not_held_in_a_commit_window(storage, monkeypatch):
+    monkeypatch.setattr(batch, "MAX_WINDOW_SECONDS", 600.0)
+    dealt_matches(storage, 1)
+
+    async def main(writer: BatchWriter) -> None:
+        with held(writer):
+            waited = writer.submit_waited(*play_write("m0", 0))
+        # Held for the window, it would wait 60 s: it goes in the batch after the one that kept the writer busy.
+        assert await asyncio.wait_for(waited, WAIT_S / 3) is None
+
+    with windowed(storage, 60.0) as writer:
+        asyncio.run(main(writer))
+    assert stored_plays(storage) == {"m0": CARDS[:1]}
+
+
+def test_closing_commits_the_writes_held_in_a_commit_window(storage, monkeypatch):
+    monkeypatch.setattr(batch, "MAX_WINDOW_SECONDS", 600.0)
+    dealt_matches(storage, 1)
+
+    async def main(writer: BatchWriter) -> None:
+        waited = writer.submit_waited(*play_write("m0", 0))
+        assert writer.close(timeout=WAIT_S) is True
+        assert await asyncio.wait_for(waited, WAIT_S) is None
+
+    with windowed(storage, 600.0) as writer:
+        asyncio.run(main(writer))
+    assert stored_plays(storage) == {"m0": CARDS[:1]}
+
+
+@pytest.mark.parametrize("window", [-0.001, 1.001, float("nan")])
+def test_a_commit_window_is_from_0_to_1_second(storage, window):
+    with pytest.raises(ValueError, match="window"):
+        BatchWriter(storage.engine, window=window)
+    with pytest.raises(ValueError, match="window"):
+        Storage(storage.url, commit_window=window)
+
+
 def checkouts(engine: Engine) -> list[None]:
     """A list that grows by one with every connection taken from ``engine``'s pool (until the test ends)."""
     taken: list[None] = []
