@@ -12,6 +12,8 @@ from limits import parse_many
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.storage.batch import MAX_WINDOW_SECONDS
+
 
 class Settings(BaseSettings):
     """Configuration of one server process.
@@ -62,7 +64,7 @@ class Settings(BaseSettings):
     deal_pause_seconds: float = Field(default=4.0, ge=0)
     """Pause after a deal, so everyone can read its summary, before the next deal."""
     hard_bot_budget_seconds: float = Field(default=0.15, gt=0)
-    commit_window_seconds: float = Field(default=0.008, ge=0, le=1.0)
+    commit_window_seconds: float = Field(default=0.008, ge=0, le=MAX_WINDOW_SECONDS)
     """How long a play (or another write a room waits for) that finds the database writer idle waits for
     others to share its transaction and its fsync, the commit window (``app.storage.batch``); 0 commits
     each at once. Tables at human pace then share commits: at 1,000 tables, a tenth less CPU for about

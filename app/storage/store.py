@@ -67,7 +67,11 @@ class Storage:
             raise StorageError(f"cannot use the database {_safe_url(url)}: {error}") from error
         # SQLite write units take the write lock when they begin (see engine.py).
         self._writer = self._engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
-        self._batch = BatchWriter(self._writer, window=commit_window)
+        try:
+            self._batch = BatchWriter(self._writer, window=commit_window)
+        except ValueError:
+            self._engine.dispose()
+            raise
         self._closed = False
 
     @property
