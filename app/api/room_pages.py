@@ -75,8 +75,9 @@ class Region:
 
 def _status(public: RoomView) -> Hashable:
     # The version is on the region (data-version): a new one each version. While playing it says nothing of
-    # the viewer but whether it is their turn, which it writes for both (``yours``).
-    return public.version
+    # the viewer but whether it is their turn, which it writes for both (``yours``). The turn clock's seconds
+    # left are read again when the same version is asked for again (a sync).
+    return public.version, public.turn_remaining
 
 
 def _status_sees(viewer: Viewer) -> Hashable:

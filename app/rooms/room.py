@@ -108,21 +108,21 @@ class Room:
         return self.presence.connections
 
     def table(self) -> Table:
-        """The room's facts at its current version."""
-        return self._rendered().table
+        """The room's facts at its current version, the turn clock's seconds left counted now."""
+        return self._rendered(now=True).table
 
-    def _rendered(self) -> Renderings:
-        """The current version's facts, and what has been rendered of it so far (built once per version)."""
-        if self._renderings is None or self._renderings.table.version != self.version:
-            self._renderings = Renderings(Table(
-                code=self.code, version=self.version, rules=self.lobby.rules, seats=self.seats,
-                host=self.lobby.host, match=self.match, match_id=self.current.match_id,
-                last_summary=self.current.last_summary, connected=self.presence.connected_seats(self.seats),
-                away=self._away, spectators=self.presence.spectators(self.seats),
-                stepped=self.presence.stepped_seats(self.seats),
+    def _rendered(self, now: bool = False) -> Renderings:
+        """The current version's facts and renderings: built once a version, again ``now`` while a clock runs."""
+        known = self._renderings  # its turn clock's seconds left were counted when it was built
+        if known is None or known.table.version != self.version or (now and known.table.turn_remaining is not None):
+            known = self._renderings = Renderings(Table(
+                code=self.code, version=self.version, rules=self.lobby.rules, seats=self.seats, host=self.lobby.host,
+                match=self.match, match_id=self.current.match_id, last_summary=self.current.last_summary,
+                connected=self.presence.connected_seats(self.seats), away=self._away,
+                spectators=self.presence.spectators(self.seats), stepped=self.presence.stepped_seats(self.seats),
                 turn_seconds=self.lobby.turn_seconds, turn_remaining=clock_left(
-                    self.match, self.seats, self._turn, self.lobby.turn_seconds, self._clock())), self._renderings)
-        return self._renderings
+                    self.match, self.seats, self._turn, self.lobby.turn_seconds, self._clock())), known)
+        return known
 
     def view_for(self, token_hash: str | None) -> RoomView:
         """The room as the person with ``token_hash`` (``None``: a spectator) sees it now."""
@@ -364,8 +364,8 @@ class Room:
                 self._changed()
 
     def send_state(self, conn: Connection) -> None:
-        """Queue the whole current state for one connection only (its ``sync``), as already rendered."""
-        send_state(self._rendered(), [conn], whole=True)
+        """Queue the whole current state for one connection only (its ``sync``), the turn clock read now."""
+        send_state(self._rendered(now=True), [conn], whole=True)
 
     # ------------------------------------------------------------------ life cycle and timer
 

@@ -312,3 +312,37 @@ async def test_each_deal_is_shuffled_by_a_generator_of_its_own_seeded_by_the_sys
     assert taken.count(256) == 4 and len(deals) == 4  # the first deal, then three more (ids take a few bits)
     seeded = random.Random(4)
     assert shuffler(seeded) is seeded  # a given generator deals as it is (tests, replays)
+
+
+class ClockRenderer(VersionRenderer):
+    """Renders a state as its version and the seconds left on the turn clock."""
+
+    def render(self, view, shared):
+        return f"v{view.public.version} {view.public.turn_remaining}"
+
+
+async def test_the_state_asked_for_again_counts_the_turn_clock_now(store):
+    # Asked for again without a change (a JSON client's sync, the API's GET, a page loaded), the state is of the
+    # same version, but its seconds left are those of now, not those of when the version was made.
+    moment = 0.0
+    room = Room(code="ROOM9", rules=Rules(hand_size=3), store=store, clock=lambda: moment)
+    _, ana = await room.join("Ana")
+    await room.join("Ben")
+    await room.set_clock(hash_token(ana), 30)
+    await room.start(hash_token(ana))
+    version = room.version
+    assert room.view_for(None).turn_remaining == 30
+    moment += 10
+    assert room.view_for(None).turn_remaining == 20
+    socket = Socket()
+    conn = Connection(token_hash=None, renderer=ClockRenderer(), socket=socket, queue_size=4)
+    task = conn.start()
+    room.send_state(conn)
+    moment += 2.5
+    room.send_state(conn)
+    await asyncio.sleep(0.01)
+    assert socket.frames == [f"v{version} 20.0", f"v{version} 17.5"]
+    assert room.version == version  # asking changed nothing
+    conn.finish()
+    await task
+    room.close()

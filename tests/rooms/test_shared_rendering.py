@@ -281,6 +281,17 @@ def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch)
     assert sorted(calls) == ["controls", "rules", "seat-1", "status"]
 
 
+def test_the_status_read_again_with_the_turn_clock_counted_later_shows_the_seconds_left_then():
+    # A room's state asked for again (a sync) is the same version, its turn clock read anew: the status must
+    # not be the one kept from when the version was made.
+    table = next(table for table in tables() if table.match is not None)
+    first = Renderings(table)
+    before = PageRenderer(CONTEXT, link_url=str).render(first.viewer(0, True), first.shared)["status"]
+    again = Renderings(table._replace(turn_remaining=4.5), first)
+    after = PageRenderer(CONTEXT, link_url=str).render(again.viewer(0, True), again.shared)["status"]
+    assert 'data-remaining="12.5"' in before and 'data-remaining="4.5"' in after
+
+
 def test_a_play_renders_again_only_what_it_changed(monkeypatch):
     """After a card is played mid-trick, the seats as their own player sees them are rendered again only for
     the seats it changed, and the regions nobody's play touches not at all."""
