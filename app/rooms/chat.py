@@ -30,6 +30,10 @@ TEXT_LIMIT = 200
 """Characters a message may have, after trimming."""
 _CONTROLS_AS_SPACES = dict.fromkeys([*range(0x20), *range(0x7F, 0xA0)], " ")
 """The control characters (Unicode's ``Cc``: C0, DEL and C1), each as a space (``str.translate``)."""
+_DIRECTION_CONTROLS = dict.fromkeys([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+"""The bidirectional embeddings, overrides and isolates, to be dropped (``str.translate``): left open in a line,
+they would turn around how whatever follows it is shown (the name after it, in a client that writes them on one
+line). The marks (LRM, RLM), which turn nothing around, stay."""
 REACTION_CODES = tuple(REACTIONS)
 """Every quick reaction's code (``thumbs_up``, ``well_played``…), as the protocol sends them."""
 
@@ -86,14 +90,14 @@ class Listener(Protocol):
 
 
 def clean_text(text: str) -> str:
-    """A message as it is kept: control characters (NUL, BEL, …) taken as white space, every run of white
-    space (new lines too) made one space, trimmed.
+    """A message as it is kept: control characters (NUL, BEL, …) taken as white space, the bidirectional
+    embeddings, overrides and isolates dropped, every run of white space (new lines too) made one space, trimmed.
 
     Raises :class:`RoomError` ``chat_empty`` when nothing that is drawn is left (only white space, zero-width
     or control characters: :func:`~app.names.shows_something`) and ``chat_too_long`` past
     :data:`TEXT_LIMIT` characters (Unicode code points).
     """
-    cleaned = " ".join(text.translate(_CONTROLS_AS_SPACES).split())
+    cleaned = " ".join(text.translate(_CONTROLS_AS_SPACES).translate(_DIRECTION_CONTROLS).split())
     if not shows_something(cleaned):
         raise RoomError(ErrorCode.CHAT_EMPTY, problem("chat_empty"), status=422)
     if len(cleaned) > TEXT_LIMIT:

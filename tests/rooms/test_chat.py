@@ -65,6 +65,9 @@ def hosts(lobby: Lobby) -> tuple[Listener, Listener, Listener]:
     ("<b>x</b>", "<b>x</b>"),
     ("a\x00b\x07 \x85c\x7f", "a b c"),  # control characters are white space
     ("family \N{MAN}\u200d\N{WOMAN}\u200d\N{GIRL}", "family \N{MAN}\u200d\N{WOMAN}\u200d\N{GIRL}"),
+    ("\u202egnp.exe\u202c ok", "gnp.exe ok"),  # overrides and embeddings would turn around what follows
+    ("a \u2067\u05e9\u05dc\u05d5\u05dd\u2069 b \u202a", "a \u05e9\u05dc\u05d5\u05dd b"),  # isolates too
+    ("\u05e9\u200f!", "\u05e9\u200f!"),  # a mark turns nothing around: it stays
 ])
 def test_a_line_is_kept_trimmed_with_single_spaces(text, kept):
     assert clean_text(text) == kept
@@ -73,7 +76,7 @@ def test_a_line_is_kept_trimmed_with_single_spaces(text, kept):
 @pytest.mark.parametrize(("text", "code"), [("", "chat_empty"), (" \n\t", "chat_empty"),
                                             ("\u200b\u200b", "chat_empty"), ("\x00\x07", "chat_empty"),
                                             ("\u3164 \u2800", "chat_empty"), ("\u0301", "chat_empty"),
-                                            ("x" * (TEXT_LIMIT + 1), "chat_too_long")])
+                                            ("\u202e\u2066", "chat_empty"), ("x" * (TEXT_LIMIT + 1), "chat_too_long")])
 def test_an_empty_or_long_line_is_refused(text, code):
     with pytest.raises(RoomError) as refused:
         clean_text(text)
