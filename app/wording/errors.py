@@ -35,6 +35,7 @@ PROBLEMS = {
     "request_not_object": noted("the request's body must be a JSON object"),
     "request_field_missing": noted("{field} is missing"),
     "request_field_invalid": noted("{field} does not have a value of the right kind"),
+    "request_field_unknown": noted("{field} is not a field of this request"),
     # Names and seats
     "name_not_text": noted("a name must be text"),
     "name_empty": noted("enter a name"),
@@ -180,6 +181,8 @@ def request_problems(errors: Sequence[Mapping[str, Any]]) -> list[Problem]:
             problems.append(problem("request_not_object"))
         elif error["type"] == "missing":
             problems.append(problem("request_field_missing", field=field))
+        elif error["type"] == "extra_forbidden":
+            problems.append(problem("request_field_unknown", field=field))
         else:
             problems.append(problem("request_field_invalid", field=field))
     return problems

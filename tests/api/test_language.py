@@ -180,6 +180,8 @@ def test_the_table_page_and_its_socket_speak_the_cookies_language(client):
 @pytest.mark.parametrize(("request_", "english", "german"), [
     ({"json": {"name": "Ana", "preset": 5}}, "preset does not have a value of the right kind",
      "preset hat keinen Wert der richtigen Art"),
+    ({"json": {"name": "Ana", "extra": 1}}, "extra is not a field of this request",
+     "extra ist kein Feld dieser Anfrage"),
     ({"json": ["Ana"]}, "the request's body must be a JSON object", "der Inhalt der Anfrage muss ein JSON-Objekt sein"),
     ({"content": "{", "headers": {"content-type": "application/json"}}, "the request's body is not valid JSON",
      "der Inhalt der Anfrage ist kein gültiges JSON"),
