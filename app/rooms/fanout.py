@@ -96,13 +96,20 @@ class Renderings:
     pieces renderers reuse between viewers of this version (each renderer
     keys its own, with the language it was said in where it holds words),
     and in ``shared.kept`` what they keep for later versions: the
-    ``previous`` version's renderings pass it on.
+    ``previous`` version's renderings pass it on (``previous`` of the same version, built again to read
+    the turn clock anew, passes on all it kept).
     """
 
     def __init__(self, table: Table, previous: Renderings | None = None) -> None:
         self.table = table
         self.payloads: dict[ViewerKey, Any] = {}
-        self.shared: Shared = Shared(previous.shared.kept.following() if previous is not None else Kept())
+        if previous is None:
+            kept = Kept()
+        elif previous.table.version == table.version:
+            kept = previous.shared.kept  # the same version's facts read again (its turn clock): all it kept stays
+        else:
+            kept = previous.shared.kept.following()
+        self.shared: Shared = Shared(kept)
         self._public: RoomView | None = None
         self._viewers: dict[tuple[int | None, bool], Viewer] = {}
         # The score sheet of the version before: worked out again only once a deal has been completed.

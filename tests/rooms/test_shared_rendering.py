@@ -292,6 +292,29 @@ def test_the_status_read_again_with_the_turn_clock_counted_later_shows_the_secon
     assert 'data-remaining="12.5"' in before and 'data-remaining="4.5"' in after
 
 
+def test_reading_the_turn_clock_again_keeps_what_the_version_rendered_for_the_next_one(monkeypatch):
+    # The version's facts built again (a sync, the room's GET), nothing rendered from them: the next version
+    # still finds what the version rendered, and renders only what it changed, as it does without.
+    before = next(table for table in room_life(5) if table.phase == "playing" and table.match.turn is not None)
+    seat = before.match.turn
+    after = before._replace(version=before.version + 1, match=play(before.match, before.match.legal_cards(seat)[0],
+                                                                   seat)[0])
+    calls = counted_renders(monkeypatch)
+    renders = []
+    for read_again in (False, True):
+        start = Renderings(before)
+        for viewer in ROOM_VIEWERS:
+            PageRenderer(CONTEXT, link_url=str).render(start.viewer(*viewer), start.shared)
+        if read_again:
+            start = Renderings(before._replace(turn_remaining=3.0), start)
+        calls.clear()
+        following = Renderings(after, start)
+        for viewer in ROOM_VIEWERS:
+            PageRenderer(CONTEXT, link_url=str).render(following.viewer(*viewer), following.shared)
+        renders.append(sorted(calls))
+    assert renders[1] == renders[0] and "rules" not in renders[0]
+
+
 def test_a_play_renders_again_only_what_it_changed(monkeypatch):
     """After a card is played mid-trick, the seats as their own player sees them are rendered again only for
     the seats it changed, and the regions nobody's play touches not at all."""
