@@ -86,7 +86,8 @@ class LiveServer:
     log_path: Path
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """``(status, decoded JSON body)`` of one request."""
+        """``(status, decoded JSON body)`` of one request; an error whose body is not JSON (a proxy's own page)
+        gives its text."""
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.url + path, data=data, method=method,
                                          headers={"Content-Type": "application/json"})
@@ -95,7 +96,11 @@ class LiveServer:
                 return response.status, json.loads(response.read() or b"null")
         except urllib.error.HTTPError as error:
             with error:
-                return error.code, json.loads(error.read() or b"null")
+                text = error.read()
+            try:
+                return error.code, json.loads(text or b"null")
+            except ValueError:
+                return error.code, text.decode(errors="replace")
 
     def get(self, path: str) -> Any:
         """The JSON of a ``GET`` that must succeed."""
@@ -307,6 +312,19 @@ class Tab:
         return [f"{self.label}: {line}" for line in found]
 
 
+def _served_room(server: LiveServer, code: str, deadline: float) -> dict[str, Any]:
+    """The room as a spectator sees it (``LiveServer.room``), asked again until ``deadline`` while it changes
+    hands in a cluster: ``503`` ``room_moving`` until a process takes it over (docs/cluster.md), or a proxy's
+    ``502``/``504`` while the process it was sent to is gone."""
+    while True:
+        status, body = server.request("GET", f"/api/rooms/{code}")
+        if status == 200:
+            return body
+        if status not in (502, 503, 504) or time.monotonic() > deadline:
+            raise AssertionError(f"GET /api/rooms/{code} → {status} {body}")
+        time.sleep(0.2)
+
+
 def sync_pages(server: LiveServer, code: str, tabs: list[Tab], timeout: float = 10) -> dict[str, Any]:
     """Wait until every tab shows the room's current version; returns that ``{"version", "state"}``.
 
@@ -314,11 +332,11 @@ def sync_pages(server: LiveServer, code: str, tabs: list[Tab], timeout: float = 
     """
     deadline = time.monotonic() + timeout
     while True:
-        answer = server.room(code)
+        answer = _served_room(server, code, deadline)
         for tab in tabs:
             tab.wait_version(answer["version"])
         if all(tab.snapshot()["version"] == answer["version"] for tab in tabs):
-            again = server.room(code)
+            again = _served_room(server, code, deadline)
             if again["version"] == answer["version"]:
                 return answer
         if time.monotonic() > deadline:
