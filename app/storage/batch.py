@@ -165,8 +165,12 @@ class BatchWriter:
     def _release(self, loop: asyncio.AbstractEventLoop) -> None:
         """On ``loop``: its commit window is over; queue the writes it held."""
         with self._lock:
-            for item in self._held.pop(loop, ()):
-                self._put(item)
+            self._put_held(loop)
+
+    def _put_held(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Queue the writes held in ``loop``'s commit window, in order (none: nothing). Under ``_lock``."""
+        for item in self._held.pop(loop, ()):
+            self._put(item)
 
     def _enqueue(self, item: _Pending) -> None:
         with self._lock:
@@ -193,10 +197,8 @@ class BatchWriter:
         """
         with self._lock:
             if not self._closed:
-                for held in self._held.values():  # their windows end now: committed before the stop mark
-                    for item in held:
-                        self._put(item)
-                self._held.clear()
+                for loop in list(self._held):  # their windows end now: committed before the stop mark
+                    self._put_held(loop)
                 self._closed = True
                 if self._thread is not None:
                     self._queue.put(None)
