@@ -180,8 +180,14 @@
     setConnection(words.connecting, "connecting");
   });
   document.addEventListener("htmx:wsBeforeSend", function (event) {
-    flash("");
     var sent = event.target.closest && event.target.closest(".card-button");
+    // One card at a time: while a card is on its way, a click on another is dropped (the table is about
+    // to move on, and the server would refuse it as stale).
+    if (sent && document.querySelector("#hand .card-button.sent")) {
+      event.preventDefault();
+      return;
+    }
+    flash("");
     if (sent) sent.classList.add("sent");
   });
 
