@@ -307,6 +307,20 @@ async def room_page(code: str, request: Request, registry: RegistryDep, settings
     return response
 
 
+@get_and_head(router, "/rooms", response_class=HTMLResponse, name="rooms_form_again")
+async def rooms_form_again(request: Request) -> Response:
+    """The address a refused home-page form leaves in the browser, opened again (history, a bookmark, a
+    reload after the page was left): 303 to the home page, not a bare 405."""
+    return RedirectResponse(str(request.app.url_path_for("home")), status_code=303)
+
+
+@get_and_head(router, "/r/{code}/join", response_class=HTMLResponse, name="join_form_again")
+async def join_form_again(code: str, request: Request) -> Response:
+    """The address a refused seat form leaves in the browser (a name already taken), opened again: 303 to
+    the room's page, which says whether the room is still open."""
+    return RedirectResponse(_room_path(request, code), status_code=303)
+
+
 @router.post("/r/{code}/join", name="join_room_form", dependencies=[limited("joins")])
 async def join_room_form(code: str, request: Request, registry: RegistryDep, settings: SettingsDep,
                          name: str = Form("")) -> Response:

@@ -306,6 +306,25 @@ def test_a_form_post_from_this_site_or_a_program_goes_through(make_client, heade
     assert answer.status_code == 303 and seats_of(client, code) == ["Ana", "Ben"]
 
 
+def test_the_address_a_refused_form_leaves_opens_the_page_again(client):
+    code, _ = open_room(client, ["Ana"])
+    client.cookies.clear()
+    refused = client.post(f"/r/{code}/join", data={"name": "ana"})
+    assert refused.status_code == 409 and "already" in refused.text
+    again = client.get(f"/r/{code}/join", follow_redirects=False)  # the address bar after the refusal
+    assert again.status_code == 303 and again.headers["location"] == f"/r/{code}"
+    assert client.head(f"/r/{code}/join", follow_redirects=False).status_code == 303
+    assert client.get(f"/r/{code.lower()}/join").status_code == 200  # on to the room page, which corrects the case
+    assert client.get("/r/ZZZZZZ/join").status_code == 404  # a room that is gone says so
+    assert seats_of(client, code) == ["Ana"]  # opening it again seats nobody
+
+    refused = client.post("/rooms", data={"name": "", "preset": "agurk"})
+    assert refused.status_code == 422 and "<h1" in refused.text  # the home page again, with the error
+    again = client.get("/rooms", follow_redirects=False)
+    assert again.status_code == 303 and again.headers["location"] == "/"
+    assert client.get("/healthz").json()["rooms"] == 1
+
+
 def test_joining_again_from_a_seated_browser_returns_to_its_seat(client):
     opened = client.post("/rooms", data={"name": "Ana", "preset": "agurk"}, follow_redirects=False)
     code = opened.headers["location"].rsplit("/", 1)[1]
