@@ -266,6 +266,46 @@ def test_a_played_card_moves_and_clicks_stay_possible(open_tab, server: LiveServ
     assert ana.problems() == []
 
 
+HOLD_MOTION_JS = """at => {
+  const moving = document.getAnimations().filter(a => String(a.id).startsWith('motion'));
+  moving.forEach(a => { a.pause(); a.currentTime = at; });
+  return moving.length;
+}"""
+"""Stops the cards in motion ``at`` ms into their way; returns how many there are."""
+
+
+PHONE_375 = {"viewport": {"width": 375, "height": 740}, "is_mobile": True, "has_touch": True}
+
+
+@pytest.mark.parametrize("options", [
+    {**PHONE_375, "locale": "da-DK"},
+    {**PHONE_375, "color_scheme": "dark"},
+    {"color_scheme": "dark"},
+], ids=["phone-da", "phone-dark", "dark"])
+def test_cards_on_their_way_pass_the_audit(open_tab, server: LiveServer, options: dict[str, Any]) -> None:
+    """A card flying to the trick crosses the seats' light panels: its player's name (light on the felt) and
+    a card fading in used to fail the contrast rule for the quarter second they moved."""
+    code, ana, others = open_table(server, open_tab, others=("Ben", "Cy"), init=MOTION_RECORDER_JS, **options)
+    start(server, code, ana)
+    problems: list[str] = []
+    for at in (30, 90, 150, 210) * 3:
+        answer = play_until(server, code, {0: ana}, others, lambda now: now["state"]["turn"] in others,
+                            watchers=(ana,))
+        player = others[answer["state"]["turn"]]
+        player.wait(lambda now, player=player, version=answer["version"]: player.version >= version
+                    and bool(now["you"]["legal"]))
+        ana.page.evaluate("() => { window.motions = []; }")
+        player.play_lowest()
+        ana.page.wait_for_function("() => window.motions.some(m => String(m.motion.id).startsWith('motion'))")
+        assert ana.page.evaluate(HOLD_MOTION_JS, at) > 0
+        problems += [f"{at} ms: {problem}" for problem in audit(ana, settle=False)]
+        ana.page.evaluate("() => document.getAnimations().filter(a => String(a.id).startsWith('motion'))"
+                          ".forEach(a => a.finish())")
+    close(others)
+    assert problems == []
+    assert ana.problems() == []
+
+
 def test_a_card_played_mid_trick_replaces_only_the_seats_it_changed(open_tab, server: LiveServer) -> None:
     """At a table of three, a card played into a trick of one: on Ana's page the seat that played it and the
     seat to play next are new elements; the third seat and the seats' container are the very elements they
