@@ -377,13 +377,21 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _holds_lone_surrogate(value: Any) -> bool:
     """Whether ``value`` (decoded JSON) holds a text, key or value, with a surrogate code point (U+D800–U+DFFF):
-    what a JSON escape of half a pair decodes to (a whole pair decodes to the character it stands for)."""
-    if isinstance(value, str):
-        return _SURROGATE.search(value) is not None
-    if isinstance(value, dict):
-        return any(_holds_lone_surrogate(key) or _holds_lone_surrogate(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_holds_lone_surrogate(item) for item in value)
+    what a JSON escape of half a pair decodes to (a whole pair decodes to the character it stands for).
+
+    Walks without recursing: a small frame may nest arrays nearly as deep as the JSON parser allows.
+    """
+    waiting = [value]
+    while waiting:
+        value = waiting.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value) is not None:
+                return True
+        elif isinstance(value, dict):
+            waiting += value.keys()
+            waiting += value.values()
+        elif isinstance(value, list):
+            waiting += value
     return False
 
 

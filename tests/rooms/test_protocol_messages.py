@@ -126,6 +126,23 @@ def test_a_number_too_long_to_read_is_malformed_where_frames_may_hold_it():
     assert refused.value.code == ErrorCode.MALFORMED
 
 
+@pytest.mark.parametrize("depth", [500, 900, 990, 1000, 1500])
+@pytest.mark.parametrize("kind", ["sync", "hello", "chat"])
+def test_a_small_frame_nested_deep_is_refused_and_nothing_breaks(kind, depth):
+    """About 1,800 bytes of nested arrays with an escape in them: read or refused as a message (``hello`` and
+    ``sync`` leave fields they do not know alone), never a crash."""
+    for inner in ('"\\u00e9"', '"\\ud83d"', '"é"'):
+        frame = '{"type": "' + kind + '", "x": ' + "[" * depth + inner + "]" * depth + "}"
+        assert len(frame.encode()) < 4096
+        try:
+            message = parse_message(frame, 4096)
+        except ProtocolError as refused:
+            assert refused.code in (ErrorCode.MALFORMED, ErrorCode.BAD_REQUEST)
+            assert len(refused.message) < 300
+        else:
+            assert kind in ("hello", "sync") and "ud83d" not in inner and message.type == kind
+
+
 def test_a_whole_surrogate_pair_escaped_is_the_character_it_stands_for():
     message = parse_message('{"type": "chat", "text": "hi \\ud83d\\ude00 h\\u00e6"}', 4096)
     assert message == parse({"type": "chat", "text": "hi \N{GRINNING FACE} h\N{LATIN SMALL LETTER AE}"})
