@@ -88,11 +88,14 @@ class CurrentMatch:
         ``match_id`` and ``moment`` (the deal from 1, and the cards already
         played in it), when given, name the match and moment the card was
         chosen for: if the table has moved on since (a second tab, a click
-        sent while offline, a new match), ``stale_play``.
+        sent while offline, a new match), ``stale_play``. Each of the deal and the
+        cards played may be ``None``: only what is given is compared.
         """
         if self.match is None or self.match_id is None:
             raise RoomError(ErrorCode.MATCH_NOT_STARTED, problem("match_not_started"))
-        if (moment is not None and moment != moment_of(self.match)) or match_id not in (None, self.match_id):
+        now = moment_of(self.match)
+        moved_on = moment is not None and any(given not in (None, at) for given, at in zip(moment, now, strict=True))
+        if moved_on or match_id not in (None, self.match_id):
             raise RoomError(ErrorCode.STALE_PLAY, problem("stale_play"))
         try:
             match, events = play(self.match, card, seat)

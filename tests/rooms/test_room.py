@@ -234,6 +234,26 @@ async def test_a_connection_that_cannot_be_rendered_is_dropped_alone(store):
     await asyncio.gather(*tasks)
 
 
+async def test_a_play_naming_part_of_its_moment_is_checked_on_that_part_alone(store):
+    room = Room(code="ROOM8", rules=Rules(hand_size=3), store=store)
+    _, ana = await room.join("Ana")
+    await room.join("Ben")
+    await room.join("Cy")
+    await room.start(hash_token(ana))
+    for moment, stale in [((2, None), True), ((None, 1), True), ((1, None), False), ((None, 1), False),
+                          ((None, 0), True), ((1, 3), True), ((1, 2), False)]:
+        seat = room.match.turn
+        card = room.match.legal_cards(seat)[0].code
+        version = room.version
+        if stale:
+            with pytest.raises(RoomError) as refused:
+                await room.play(room.seats[seat].token_hash, card, moment)
+            assert refused.value.code == "stale_play" and room.version == version
+        else:
+            await room.play(room.seats[seat].token_hash, card, moment)
+            assert room.version == version + 1
+
+
 async def test_plays_fired_at_once_into_one_room_make_exactly_one_move(store):
     room = Room(code="ROOM7", rules=Rules(hand_size=3), store=store)
     _, ana = await room.join("Ana")
