@@ -19,7 +19,7 @@ from app.api.deps import RegistryDep, SettingsDep, cookie_name, get_registry, ge
 from app.api.language import visitor_language
 from app.api.room_api import set_player_cookie
 from app.api.routing import get_and_head
-from app.api.sockets import accept_room_socket, heartbeat_seconds, link_url, player_token_hash, serve
+from app.api.sockets import accept_room_socket, admitted, heartbeat_seconds, link_url, player_token_hash, serve
 from app.api.viewers import browser_viewer, remember_viewer
 from app.game.rules import MAX_PLAYERS
 from app.identity import hash_token
@@ -605,6 +605,9 @@ async def room_socket(websocket: WebSocket) -> None:
     room = await accept_room_socket(websocket, code, registry, settings, language)
     if room is None:
         return
+    token_hash = player_token_hash(websocket, room)
+    if not await admitted(websocket, room, settings, token_hash, language):
+        return
     renderer = PageRenderer(websocket.app.state.live_context, link_url=link_url(websocket, settings), chat=room.chat)
-    await serve(websocket, room, settings, player_token_hash(websocket, room), renderer, adapt=translate_page_message,
+    await serve(websocket, room, settings, token_hash, renderer, adapt=translate_page_message,
                 language=language, viewer=browser_viewer(websocket))

@@ -109,7 +109,8 @@ async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegi
     A handshake from another site's Origin is refused (HTTP 403); one over the
     client's ``sockets`` limit is accepted, told ``rate_limited`` and closed
     (1008); for an unknown room the socket is accepted, told ``no_such_room``
-    and closed. Refusals are said in ``language``.
+    and closed. Refusals are said in ``language``. Whether a room crowded with
+    connections takes it is for :func:`admitted` to say, once its token is known.
     """
     if not origin_allowed(websocket, settings):
         await websocket.close(code=CLOSE_POLICY)
@@ -123,10 +124,21 @@ async def accept_room_socket(websocket: WebSocket, code: str, registry: RoomRegi
     room = registry.get(code)
     if room is None:
         await _refuse(websocket, ErrorCode.NO_SUCH_ROOM, problem("no_such_room"), CLOSE_NO_ROOM, language)
-    elif len(room.connections) >= settings.max_connections_per_room:
-        await _refuse(websocket, ErrorCode.ROOM_CROWDED, problem("room_crowded"), CLOSE_CROWDED, language)
-        return None
     return room
+
+
+async def admitted(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None,
+                   language: str = DEFAULT_LANGUAGE) -> bool:
+    """Whether ``room`` takes this accepted socket: a connection of a seat or of the host (``token_hash`` one
+    the room knows) always, so that watchers filling the room never keep its players from their seats;
+    anyone else while the room has fewer than ``settings.max_connections_per_room`` connections. A socket
+    not taken is told ``room_crowded`` (in ``language``) and closed (1013).
+    """
+    if (token_hash is not None and room.lobby.knows(token_hash)) or \
+            len(room.connections) < settings.max_connections_per_room:
+        return True
+    await _refuse(websocket, ErrorCode.ROOM_CROWDED, problem("room_crowded"), CLOSE_CROWDED, language)
+    return False
 
 
 # A plain Starlette route, not FastAPI's: FastAPI's holds exit stacks and its dependencies' results for as long as
@@ -163,6 +175,8 @@ async def protocol_socket(websocket: WebSocket) -> None:
         if not room.lobby.knows(token_hash):
             await _refuse(websocket, ErrorCode.UNKNOWN_TOKEN, problem("unknown_token"), CLOSE_BAD_TOKEN, language)
             return
+    if not await admitted(websocket, room, settings, token_hash, language):
+        return
     await serve(websocket, room, settings, token_hash, JsonRenderer(link_url=link_url(websocket, settings)),
                 language=language)
 

@@ -118,8 +118,33 @@ def test_a_server_holds_a_bounded_number_of_rooms_and_connections(make_client):
     assert full.status_code == 503 and full.json()["error"] == "server_full"
     first, second = Peer(client, code), Peer(client, code)
     with client.websocket_connect(f"/api/rooms/{code}/ws") as third:
+        third.send_json({"type": "hello"})
         assert third.receive_json()["code"] == "room_crowded"
+    client.cookies.clear()
+    with client.websocket_connect(f"/r/{code}/ws") as page:
+        assert '"room_crowded"' in page.receive_text()
     assert first.state["spectators"] <= 2 and second.state is not None
+
+
+def test_watchers_filling_a_room_never_keep_its_players_from_their_seats(make_client):
+    client = make_client(max_connections_per_room=2)
+    code, (ana, ben) = open_room(client, ["Ana", "Ben"])
+    watchers = [Peer(client, code), Peer(client, code)]
+    with client.websocket_connect(f"/api/rooms/{code}/ws") as third:
+        third.send_json({"type": "hello"})
+        assert third.receive_json()["code"] == "room_crowded"
+    with client.websocket_connect(f"/api/rooms/{code}/ws") as forged:  # a token the room does not know
+        forged.send_json({"type": "hello", "token": "x" * 32})
+        assert forged.receive_json()["code"] == "unknown_token"
+    ben_socket = Peer(client, code, ben)  # a player's own connection
+    assert ben_socket.state["you"]["seat"] == 1
+    client.cookies.set(f"cucumber_{code}", ana)  # the host's table page
+    with client.websocket_connect(f"/r/{code}/ws") as page:
+        assert 'id="status"' in page.receive_text()
+    client.cookies.clear()
+    with client.websocket_connect(f"/r/{code}/ws") as page:  # a page without a seat is a watcher
+        assert '"room_crowded"' in page.receive_text()
+    assert watchers[0].state is not None
 
 
 # The same answers on every database: input is checked before storage sees it.
