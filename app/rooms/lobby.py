@@ -124,8 +124,8 @@ class Lobby:
         """The index of the seat ``target`` aims at, for the host (``token_hash``) to hand to someone else.
 
         It must hold a person (``bad_request``, 422, for a bot) who is in
-        ``away``, the seats gone past the grace period (``player_present``
-        otherwise). Raises ``not_host`` (403) for anyone but the host, and
+        ``away``, the seats gone past the grace period or stepped away
+        (``player_present`` otherwise). Raises ``not_host`` (403) for anyone but the host, and
         ``seat_changed`` as :meth:`target_seat` does.
         """
         self.require_host(token_hash)

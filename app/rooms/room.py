@@ -201,7 +201,7 @@ class Room:
         """
         async with self.lock:
             moment = self._clock()
-            move = self._links.open(secret, self.lobby, moment, self.presence.present())
+            move = self._links.open(secret, self.lobby, moment, self._compute_away())
             await self._save(move.lobby)
             self._links.forget(move.old_player)
             self.presence.moved(move.old_token_hash, hash_token(move.token), moment, move.notice)

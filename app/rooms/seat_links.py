@@ -89,8 +89,8 @@ def link_seat(lobby: Lobby, token_hash: str | None, kind: LinkKind, target: Targ
 
     ``device``: the asker's own seat (``not_seated``, 403, without one).
     ``seat``: the host gives away the seat ``target`` aims at, a person's
-    who is in ``away`` (the seats gone past the grace period), refused as
-    :meth:`~app.rooms.lobby.Lobby.require_away_seat` says.
+    who is in ``away`` (the seats gone past the grace period or stepped
+    away), refused as :meth:`~app.rooms.lobby.Lobby.require_away_seat` says.
     """
     if kind == LinkKind.DEVICE:
         return lobby.require_seat(token_hash)
@@ -124,21 +124,22 @@ class SeatLinks:
         pending = self._pending.get(hash_token(secret))
         return pending if pending is not None and pending.expires > now else None
 
-    def open(self, secret: str, lobby: Lobby, now: float, present: set[str]) -> Move:
+    def open(self, secret: str, lobby: Lobby, now: float, away: frozenset[int]) -> Move:
         """What opening the link of ``secret`` at ``now`` does to ``lobby``; the link stays pending until
         :meth:`forget` (so a failed write does not spend it).
 
-        ``present`` holds the token hashes of the people connected. Raises
-        ``invalid_link`` (404) when the link was used, has expired, never
-        existed or its player holds no seat any more, and ``player_present``
-        when the host's link finds its player back.
+        ``away`` holds the seats away now (gone past the grace period, or
+        stepped away). Raises ``invalid_link`` (404) when the link was used,
+        has expired, never existed or its player holds no seat any more, and
+        ``player_present`` when the host's link finds its seat no longer away
+        (its player is back).
         """
         link = self.find(secret, now)
         index = None if link is None else lobby.index_of(link.player)
         if link is None or index is None:
             raise RoomError(ErrorCode.INVALID_LINK, problem("invalid_link"), status=404)
         seat = lobby.seats[index]
-        if link.kind == LinkKind.SEAT and seat.token_hash in present:
+        if link.kind == LinkKind.SEAT and index not in away:
             raise RoomError(ErrorCode.PLAYER_PRESENT, problem("player_back", name=seat.name))
         moved, token = lobby.with_seat_moved(index, new_player=link.kind == LinkKind.SEAT)
         return Move(moved, index, token, seat.token_hash, seat.player, NOTICES[link.kind])

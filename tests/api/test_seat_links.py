@@ -195,3 +195,27 @@ def test_a_take_without_a_secret_is_a_bad_request(client, body):
     code, _ = open_room(client, NAMES[:2])
     answer = client.post(f"/api/rooms/{code}/take", json=body)
     assert (answer.status_code, answer.json()["error"]) == (422, "bad_request")
+
+
+def test_a_player_who_stepped_away_may_have_their_seat_given_on_at_once(client, table):
+    # "I have to go" marks the seat away at once: the host need not wait out the grace period to give it on,
+    # even while the player's page is still open; a link made before they come back stops working then.
+    code, peers, _ = table
+    ana, ben = peers[0], peers[1]
+    ben.send({"type": "step_away"})
+    seat = ana.until(lambda s: s["seats"][1]["stepped_away"])["seats"][1]
+    assert seat["away"] and seat["connected"]
+    early = ask_link(ana, {"type": "seat_link", "player": seat["player"]})
+    ben.send({"type": "come_back"})
+    ana.until(lambda s: not s["seats"][1]["away"])
+    answer = take(client, code, early["secret"])
+    assert (answer.status_code, answer.json()["error"]) == (409, "player_present")
+    ben.send({"type": "step_away"})
+    ana.until(lambda s: s["seats"][1]["stepped_away"])
+    link = ask_link(ana, {"type": "seat_link", "player": seat["player"]})
+    moved = take(client, code, link["secret"]).json()
+    assert moved.get("seat") == 1 and moved["player"] != seat["player"], moved
+    assert ben.next_error()["code"] == "seat_moved"
+    assert ben.next_state()["you"] is None
+    ben.send({"type": "come_back"})
+    assert ben.next_error()["code"] == "not_seated"

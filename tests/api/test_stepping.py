@@ -126,3 +126,18 @@ def test_a_player_who_stepped_away_is_still_away_after_a_restart(make_client, tm
     state = ben.until(lambda s: not s["seats"][1]["stepped_away"])
     assert not state["seats"][1]["away"]
     assert not [message for message in ben.received if message["type"] == "error"]
+
+
+def test_the_host_may_hand_a_stepped_away_seat_to_a_bot_for_good(client, table):
+    # A player who said they have to go is away at once: the host need not wait out the grace period.
+    code, peers, _ = table
+    ana, cy = peers[0], peers[2]
+    player = ana.latest()["seats"][2]["player"]
+    refused(ana, {"type": "hand_to_bot", "player": player, "strength": "hard"}, "player_present")
+    cy.send({"type": "step_away"})
+    ana.until(lambda s: s["seats"][2]["stepped_away"])
+    ana.send({"type": "hand_to_bot", "player": player, "strength": "hard"})
+    seat = ana.until(lambda s: s["seats"][2]["bot"] == "hard")["seats"][2]
+    assert seat["name"] == "Cy" and seat["player"] != player and not seat["stepped_away"]
+    assert cy.until(lambda s: s["you"] is None or s["you"].get("seat") is None)
+    refused(cy, {"type": "come_back"}, "not_seated")

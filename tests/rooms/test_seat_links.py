@@ -67,7 +67,7 @@ def test_opening_a_link_moves_the_seat_to_a_new_token(table):
     lobby, ana, ben = table
     links = SeatLinks(lifetime=600)
     own = links.issue(DEVICE, "ROOM1", 1, lobby.seats[1], now=0.0)
-    move = links.open(own.secret, lobby, 1.0, present={ben})
+    move = links.open(own.secret, lobby, 1.0, away=frozenset())  # a device link needs no absence
     assert move.seat == 1 and move.player == lobby.seats[1].player  # the same player on another device
     assert move.lobby.seats[1].token_hash == hash_token(move.token) != ben
     assert (move.old_token_hash, move.old_player) == (ben, lobby.seats[1].player)
@@ -75,8 +75,8 @@ def test_opening_a_link_moves_the_seat_to_a_new_token(table):
     assert links.find(own.secret, 1.0) is not None  # spent only once the room forgets it, after storing the move
 
     given = links.issue(SEAT, "ROOM1", 1, lobby.seats[1], now=0.0)
-    assert refusal(lambda: links.open(given.secret, lobby, 1.0, present={ben})) == ErrorCode.PLAYER_PRESENT
-    move = links.open(given.secret, lobby, 1.0, present=set())
+    assert refusal(lambda: links.open(given.secret, lobby, 1.0, away=frozenset({0}))) == ErrorCode.PLAYER_PRESENT
+    move = links.open(given.secret, lobby, 1.0, away=frozenset({1}))
     assert move.player != lobby.seats[1].player and move.lobby.seats[1].name == "Ben"  # someone new
     assert "host gave your seat" in str(move.notice)
 
@@ -85,10 +85,10 @@ def test_a_link_does_not_open_once_its_seat_changed_hands_or_it_expired(table):
     lobby, _, _ = table
     links = SeatLinks(lifetime=600)
     link = links.issue(DEVICE, "ROOM1", 1, lobby.seats[1], now=0.0)
-    assert refusal(lambda: links.open(link.secret, lobby.without(1), 1.0, set())) == ErrorCode.INVALID_LINK
-    assert refusal(lambda: links.open(link.secret, lobby.with_seat_to_bot(1, "easy"), 1.0, set())) == (
+    assert refusal(lambda: links.open(link.secret, lobby.without(1), 1.0, frozenset({1}))) == ErrorCode.INVALID_LINK
+    assert refusal(lambda: links.open(link.secret, lobby.with_seat_to_bot(1, "easy"), 1.0, frozenset({1}))) == (
         ErrorCode.INVALID_LINK)
-    assert refusal(lambda: links.open(link.secret, lobby, 600.0, set())) == ErrorCode.INVALID_LINK
+    assert refusal(lambda: links.open(link.secret, lobby, 600.0, frozenset({1}))) == ErrorCode.INVALID_LINK
 
 
 def test_hosting_goes_with_a_moved_seat(table):
