@@ -16,6 +16,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from websockets.frames import Frame
 
@@ -30,7 +31,7 @@ from app.ratelimit import RateLimiter
 from app.rendering import templates
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore
-from app.security import Refused, SecurityHeaders
+from app.security import Refused, SecurityHeaders, unserved
 from app.settings import Settings
 from app.storage import Storage, StorageError
 from app.wording.errors import problem, request_problems
@@ -117,12 +118,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def refused(request: Request, error: Refused) -> Response:
         """A refused request (another site's post, a limit): JSON under ``/api``, a page elsewhere,
         with ``Retry-After`` when waiting helps."""
-        headers = {"Retry-After": str(error.retry_after)} if error.retry_after is not None else None
         if request.url.path.startswith("/api/"):
             return JSONResponse({"error": error.code, "message": error.message}, status_code=error.status,
-                                headers=headers)
+                                headers=error.headers)
         return templates.TemplateResponse(request, "refused.html", {"error": error}, status_code=error.status,
-                                          headers=headers)
+                                          headers=error.headers)
+
+    @app.exception_handler(HTTPException)
+    async def not_served(request: Request, error: HTTPException) -> Response:
+        """An address no route serves (404), a method it does not take (405) or a body that cannot be read
+        (400), answered as :func:`refused` answers a refusal rather than as a bare ``{"detail": …}``."""
+        allow = (error.headers or {}).get("Allow")
+        return await refused(request, unserved(request.method, error.status_code, allow))
 
     @app.exception_handler(StorageError)
     async def storage_error(request: Request, error: StorageError) -> JSONResponse:

@@ -50,13 +50,26 @@ class Refused(Exception):
 
     ``code`` is the stable error code (``cross_site``, ``rate_limited``), ``status``
     the HTTP status (403, 429) and ``retry_after`` the seconds to wait, if waiting helps;
-    ``words`` say why, as ``message`` in the language of the request that reads it.
+    ``words`` say why, as ``message`` in the language of the request that reads it;
+    ``allow``, for a 405, the methods the address takes (its ``Allow`` header).
     The app answers it as JSON under ``/api`` and as a page elsewhere.
     """
 
-    def __init__(self, code: str, words: Problem, *, status: int, retry_after: int | None = None) -> None:
+    def __init__(self, code: str, words: Problem, *, status: int, retry_after: int | None = None,
+                 allow: str | None = None) -> None:
         super().__init__(words)
         self.code, self.words, self.status, self.retry_after = code, words, status, retry_after
+        self.allow = allow
+
+    @property
+    def headers(self) -> dict[str, str] | None:
+        """The headers the answer carries (``Retry-After``, ``Allow``), or ``None``."""
+        headers = {}
+        if self.retry_after is not None:
+            headers["Retry-After"] = str(self.retry_after)
+        if self.allow is not None:
+            headers["Allow"] = self.allow
+        return headers or None
 
     @property
     def message(self) -> str:
@@ -68,6 +81,22 @@ def cross_site() -> Refused:
     """The refusal of a post from another site (or a page of this one that the browser
     opened from another): 403, and nothing changes."""
     return Refused(ErrorCode.CROSS_SITE, problem("cross_site"), status=403)
+
+
+def unserved(method: str, status: int, allow: str | None = None) -> Refused:
+    """What a request no route serves gets instead of the framework's bare ``{"detail": …}``.
+
+    ``status`` is the framework's: 404 (no such address: ``not_found``), 405
+    (the address does not take ``method``: ``method_not_allowed``, with the
+    ``allow`` header it gave), 400 or anything else (a body that could not be
+    read, such as JSON nested too deeply: ``bad_request``).
+    """
+    if status == 404:
+        return Refused(ErrorCode.NOT_FOUND, problem("not_found"), status=404)
+    if status == 405:
+        return Refused(ErrorCode.METHOD_NOT_ALLOWED, problem("method_not_allowed", method=method), status=405,
+                       allow=allow)
+    return Refused(ErrorCode.BAD_REQUEST, problem("request_unreadable"), status=status)
 
 
 def content_security_policy(host: str | None, *, docs: bool = False) -> str:

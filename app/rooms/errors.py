@@ -19,6 +19,9 @@ class ErrorCode(StrEnum):
     TOO_LARGE = "too_large"
     BAD_REQUEST = "bad_request"
     UNKNOWN_TYPE = "unknown_type"
+    # The address (HTTP)
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
     # Who is asking, and where
     UNKNOWN_TOKEN = "unknown_token"
     NO_SUCH_ROOM = "no_such_room"

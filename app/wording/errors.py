@@ -30,7 +30,11 @@ PROBLEMS = {
     "room_moving": noted("this table is moving to another server process; try again in a moment"),
     "cross_site": noted("This form was sent from another site, so nothing was changed. "
                         "Open the room's link and try again from there."),
+    # An address the site does not serve, or not so
+    "not_found": noted("there is nothing at this address"),
+    "method_not_allowed": noted("this address does not take {method} requests"),
     # A request that does not fit its route (the JSON API's 422)
+    "request_unreadable": noted("the request's body could not be read"),
     "request_not_json": noted("the request's body is not valid JSON"),
     "request_not_object": noted("the request's body must be a JSON object"),
     "request_field_missing": noted("{field} is missing"),

@@ -76,6 +76,33 @@ def test_unknown_rooms_and_matches_are_404(client):
     assert client.get("/api/matches/nosuchmatch/record").status_code == 404
 
 
+def test_addresses_and_methods_no_route_serves_answer_in_the_sites_own_shape(client):
+    # They answered the framework's bare {"detail": "Not Found"}, as JSON even to a browser.
+    missing = client.get("/api/nothing/here")
+    assert (missing.status_code, missing.json()) == (404, {"error": "not_found",
+                                                            "message": "there is nothing at this address"})
+    wrong = client.delete("/api/rooms")
+    assert (wrong.status_code, wrong.json()["error"]) == (405, "method_not_allowed")
+    assert wrong.json()["message"] == "this address does not take DELETE requests"
+    assert wrong.headers["allow"] == "POST"
+    german = client.get("/api/nothing", headers={"Accept-Language": "de"}).json()
+    assert german == {"error": "not_found", "message": "unter dieser Adresse gibt es nichts"}
+    page = client.get("/no/such/page", headers={"Accept": "text/html"})
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert "<h1>No such page</h1>" in page.text and "there is nothing at this address" in page.text
+    assert 'href="/"' in page.text
+    assert client.get("/static/nothing.css").status_code == 404
+
+
+def test_a_body_nested_too_deeply_to_read_is_a_bad_request_that_changes_nothing(client):
+    # json.loads gives up on it with a RecursionError: FastAPI answered 400 {"detail": ...}.
+    body = "[" * 100_000 + "]" * 100_000
+    answer = client.post("/api/rooms", content=body, headers={"Content-Type": "application/json"})
+    assert (answer.status_code, answer.json()) == (400, {"error": "bad_request",
+                                                         "message": "the request's body could not be read"})
+    assert client.get("/healthz").json()["rooms"] == 0
+
+
 def test_no_record_is_served_for_a_match_in_progress(client):
     code, tokens = open_room(client, ["Ana", "Ben"])
     host = Peer(client, code, tokens[0])

@@ -104,6 +104,8 @@ def test_every_page_and_state_passes_the_audit(open_tab, server: LiveServer, sch
     lost = visit(open_tab, "lost", scheme, screen)
     lost.goto("/r/NOSUCH")
     found.check(lost, "missing room")
+    lost.goto("/no/such/page")
+    found.check(lost, "no such page")
     visitor.goto(f"/r/{code}/take")
     found.check(visitor, "take-seat page")
 
@@ -117,7 +119,7 @@ def test_every_page_and_state_passes_the_audit(open_tab, server: LiveServer, sch
     ana.page.click('[data-replay] button[data-step="next-trick"]')
     found.check(ana, "finished match's page in Danish, replaying")
 
-    assert len(found.audited) == 17
+    assert len(found.audited) == 18
     assert found.lines == [], "\n".join(found.lines)
     assert ana.problems() == [] and visitor.problems() == []
     # The missing room's page answers 404, as it should, and the browser says so; nothing else went wrong.
