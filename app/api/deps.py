@@ -80,22 +80,13 @@ def cookie_name(code: str) -> str:
 
 
 def origin_allowed(conn: HTTPConnection, settings: Settings) -> bool:
-    """Whether a WebSocket handshake may proceed, judged by its ``Origin`` header.
+    """Whether a request that may change something (a form post, a WebSocket handshake) comes from this site.
 
-    Allowed: no Origin (not a browser), the server's own origin (same host
-    and port as the request), the configured public URL, or an origin in
-    ``allowed_origins``. Everything else is another site and is refused.
-    """
-    origin = conn.headers.get("origin")
-    return origin is None or _own_origin(origin, conn, settings)
-
-
-def post_origin_allowed(conn: HTTPConnection, settings: Settings) -> bool:
-    """Whether a request that changes something (a form post) comes from this site.
-
-    Judged as :func:`origin_allowed` judges a WebSocket, by the ``Origin``
-    header; a browser that sends none is judged by its ``Referer`` instead.
-    With neither (a program, not a browser) the request is allowed.
+    Judged by the ``Origin`` header; a browser that sends none is judged by
+    its ``Referer`` instead. Allowed: the server's own origin (same host and
+    port as the request), the configured public URL, an origin in
+    ``allowed_origins``, or neither header (a program, not a browser).
+    Everything else is another site and is refused.
     """
     origin = conn.headers.get("origin")
     if origin is None:
@@ -130,7 +121,7 @@ async def guard_posts(conn: HTTPConnection, settings: SettingsDep, limiter: Limi
     judged in their handshake instead."""
     if conn.scope["type"] != "http" or conn.scope["method"] in SAFE_METHODS:
         return
-    if not post_origin_allowed(conn, settings):
+    if not origin_allowed(conn, settings):
         raise cross_site()
     await limiter.check("posts", client_address(conn))
 

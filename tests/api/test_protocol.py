@@ -273,6 +273,24 @@ def test_a_handshake_from_another_site_is_refused(client):
         assert socket.receive_json()["type"] == "state"
 
 
+@pytest.mark.parametrize("path", ["/api/rooms/{code}/ws", "/r/{code}/ws"])
+def test_a_handshake_naming_another_site_only_in_its_referer_is_refused(client, path):
+    # Judged as a form post is: without an Origin, the Referer says where it comes from.
+    from starlette.websockets import WebSocketDisconnect
+
+    code, _ = open_room(client, NAMES[:2])
+    with pytest.raises(WebSocketDisconnect), client.websocket_connect(
+            path.format(code=code), headers={"referer": "https://evil.example/page"}) as ws:
+        ws.receive_json()
+    for headers in ({"referer": f"http://testserver/r/{code}"}, {}):
+        with client.websocket_connect(path.format(code=code), headers=headers) as socket:
+            if path.startswith("/api/"):
+                socket.send_json({"type": "hello"})
+                assert socket.receive_json()["type"] == "state"
+            else:
+                assert socket.receive_text()
+
+
 def test_versions_increase_and_every_state_is_complete(client, table):
     _, peers = table
     states = [m for m in peers[0].received if m["type"] == "state"]
