@@ -200,7 +200,8 @@ class MatchRow(Base):
 
     ``record`` (docs/rules.md §4), ``placings``, ``winners`` and ``deal_count`` are
     set when the match finishes; until then the record lives in ``deals`` and
-    ``plays``.
+    ``plays``. ``record_digest`` (:func:`~app.storage.queries.digest_of` of
+    the record) finds a finished match by its record.
     """
 
     __tablename__ = "matches"
@@ -208,6 +209,7 @@ class MatchRow(Base):
         CheckConstraint("status IN ('in_progress', 'finished', 'abandoned')", name="status"),
         Index("ix_matches_status_ended_at_id", "status", "ended_at", "id"),
         Index("ix_matches_room_code_status", "room_code", "status"),
+        Index("ix_matches_record_digest", "record_digest"),
     )
 
     id: Mapped[str] = mapped_column(StoredText(32), primary_key=True)
@@ -223,6 +225,7 @@ class MatchRow(Base):
     winners: Mapped[list[int] | None] = mapped_column(JSON(none_as_null=True))
     placings: Mapped[list[int] | None] = mapped_column(JSON(none_as_null=True))
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), deferred=True)
+    record_digest: Mapped[str | None] = mapped_column(StoredText(64))
 
 
 class DealRow(Base):

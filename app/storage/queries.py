@@ -9,6 +9,8 @@ match's start and end, written at every "Play again", are SQL Core on a connecti
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
@@ -279,7 +281,7 @@ def finish_match(connection: Connection, *, match_id: str, record: Mapping[str, 
     if not isinstance(deals, list):
         raise StorageError(f"the record of match {match_id!r} has no list of deals")
     result = {"status": FINISHED, "ended_at": ended_at, "record": dict(record), "placings": list(placings),
-              "winners": list(winners), "deal_count": len(deals)}
+              "winners": list(winners), "deal_count": len(deals), "record_digest": digest_of(record)}
     finished = cast("CursorResult[Any]", connection.execute(
         update(MatchRow).where(MatchRow.id == match_id).values(**result)))
     if finished.rowcount:
@@ -298,13 +300,29 @@ def abandon_match(session: Session, *, match_id: str, ended_at: datetime) -> Non
                     .values(status=ABANDONED, ended_at=ended_at))
 
 
-def import_match(session: Session, *, match_id: str, match: Match, imported_at: datetime) -> None:
-    """Insert a finished match rebuilt from a record (see ``Storage.import_record``) under ``match_id``."""
+def digest_of(record: Mapping[str, Any]) -> str:
+    """The SHA-256 (64 hex digits) of ``record`` (docs/rules.md §4) written as compact JSON with sorted keys:
+    the same for the same record however its keys were ordered."""
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def import_match(session: Session, *, match_id: str, match: Match, imported_at: datetime) -> str:
+    """Insert a finished match rebuilt from a record (see ``Storage.import_record``) under ``match_id``;
+    returns ``match_id``, or the id of the finished match that has the same record already (nothing is
+    inserted then)."""
+    record = to_record(match)
+    digest = digest_of(record)
+    stored = session.scalars(select(MatchRow.id).where(MatchRow.record_digest == digest,
+                                                       MatchRow.status == FINISHED).order_by(MatchRow.id)).first()
+    if stored is not None:
+        return stored
     session.add(MatchRow(
         id=match_id, room_code=None, status=FINISHED, imported=True, rules=match.rules.to_dict(),
         players=list(match.players), preset=preset_name(match.rules), started_at=imported_at,
         ended_at=imported_at, deal_count=match.deals_completed, winners=list(match.winners),
-        placings=placings_of(match), record=to_record(match)))
+        placings=placings_of(match), record=record, record_digest=digest))
+    return match_id
 
 
 def active_rooms(session: Session, *, code: str | None = None) -> list[RoomSnapshot]:

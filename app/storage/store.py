@@ -400,12 +400,14 @@ class Storage:
         with self._unit(f"read match {match_id!r}", write=False) as session:
             return queries.finished_match(session, match_id=match_id)
 
-    def import_record(self, record: Any, *, imported_at: datetime) -> str:
-        """Check a record with the engine and store it as a finished match; return its new id.
+    def import_record(self, record: Any, *, imported_at: datetime) -> tuple[str, bool]:
+        """Check a record with the engine and store it as a finished match; return ``(match id, new)``.
 
         ``record``: parsed JSON of a ``cucumber-match/1`` record. It is
         stored in canonical form (``to_record`` of the replayed match), with
-        placings and winners worked out by the engine. Raises
+        placings and winners worked out by the engine, unless a finished
+        match (imported, or played here) has that record already: then
+        nothing is stored and its id comes back with ``new`` false. Raises
         :class:`~app.storage.errors.RecordRejected` (carrying what ``cucumber
         verify`` prints for it) if it is not a record, is faulty, the match
         is unfinished or a name is one the table refuses
@@ -414,8 +416,8 @@ class Storage:
         match = verify_for_import(record)
         match_id = new_match_id()
         with self._unit("import a match record", write=True) as session:
-            queries.import_match(session, match_id=match_id, match=match, imported_at=imported_at)
-        return match_id
+            stored = queries.import_match(session, match_id=match_id, match=match, imported_at=imported_at)
+        return stored, stored == match_id
 
     @contextmanager
     def _unit(self, action: str, *, write: bool, fence: Fence | None = None) -> Iterator[Session]:

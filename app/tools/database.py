@@ -35,7 +35,9 @@ def import_file(path: str, *, database_url: str, out: TextIO, err: TextIO, stdin
 
     The file is read as ``cucumber verify`` reads it (:func:`read_record`).
     Migrations are applied first, so a new database works at once. Prints
-    the new match id on ``out`` and returns 0. If the file is not a
+    the new match id on ``out`` and returns 0; a match stored already (the
+    same record) is not stored again: its id is printed, with a word on
+    ``err``, and 0 returned. If the file is not a
     finished, valid record that may be stored (see ``Storage.import_record``),
     prints the JSON line verify prints for such a file on ``out`` and a
     message on ``err``, and returns 1; if the database fails, a message on
@@ -48,13 +50,15 @@ def import_file(path: str, *, database_url: str, out: TextIO, err: TextIO, stdin
     try:
         with Storage(database_url) as storage:
             storage.upgrade()
-            match_id = storage.import_record(record, imported_at=datetime.now(UTC))
+            match_id, new = storage.import_record(record, imported_at=datetime.now(UTC))
     except RecordRejected as error:
         return _refuse(path, error.result, error.message, out=out, err=err)
     except StorageError as error:
         print(f"cucumber import: {error}", file=err)
         return 1
     print(match_id, file=out)
+    if not new:
+        print(f"cucumber import: {path}: this match is stored already (as {match_id}); nothing was added", file=err)
     return 0
 
 

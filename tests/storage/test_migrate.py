@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
+import random
 import re
 import secrets
 import subprocess
@@ -23,11 +25,15 @@ from sqlalchemy.pool import NullPool
 
 from app.bots.strength import BotStrength
 from app.cli import main
+from app.game.record import to_record
+from app.game.rules import preset
+from app.game.simulate import play_random_match
 from app.identity import is_player_id, new_player_id
 from app.storage import Storage
 from app.storage.engine import create_storage_engine
 from app.storage.migrate import current_revision, downgrade, head_revision, migrations_folder, upgrade
 from app.storage.models import Base, RoomRow, SeatRow
+from app.storage.queries import digest_of
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 3, 14, 15, 9, tzinfo=UTC)
@@ -45,7 +51,7 @@ def differences(url: str) -> list[object]:
 def test_the_migrations_folder_is_found_from_anywhere(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert migrations_folder() == ROOT / "migrations"
-    assert head_revision() == "0004"
+    assert head_revision() == "0005"
 
 
 def test_upgrade_builds_the_models_schema(empty_url):
@@ -163,6 +169,31 @@ def test_seats_stored_before_stepping_away_was_stored_are_not_stepped_away(empty
         downgrade(engine, revision="0003")
         assert "stepped_away" not in {column["name"] for column in inspect(engine).get_columns("seats")}
         assert len(inspect(engine).get_unique_constraints("seats")) == 1  # the rebuilt table kept its constraints
+    finally:
+        engine.dispose()
+
+
+def test_matches_finished_before_record_digests_get_theirs(empty_url):
+    match = play_random_match(3, preset("quick"), random.Random(5))
+    record = to_record(match)
+    engine = create_storage_engine(empty_url)
+    try:
+        upgrade(engine, revision="0004")
+        with engine.begin() as connection:
+            rows = [{"id": "done", "status": "finished", "record": json.dumps(record)},
+                    {"id": "going", "status": "in_progress", "record": None}]
+            connection.execute(text("INSERT INTO matches (id, status, imported, rules, players, started_at, record) "
+                                    "VALUES (:id, :status, false, '{}', '[]', :at, :record)"),
+                               [dict(row, at=T0) for row in rows])
+        upgrade(engine)
+        with engine.begin() as connection:
+            digests = dict(connection.execute(text("SELECT id, record_digest FROM matches")).all())
+        assert digests == {"done": digest_of(record), "going": None}
+        assert differences(empty_url) == []
+        with Storage(empty_url) as storage:  # the record is found by it: not stored a second time
+            assert storage.import_record(record, imported_at=T0) == ("done", False)
+        downgrade(engine, revision="0004")
+        assert "record_digest" not in {column["name"] for column in inspect(engine).get_columns("matches")}
     finally:
         engine.dispose()
 

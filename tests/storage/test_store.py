@@ -29,6 +29,7 @@ from app.storage import (
 from app.storage.models import DealRow, MatchRow, PlayRow, RoomRow
 
 T0 = datetime(2026, 3, 14, 15, 9, 26, 535897, tzinfo=UTC)
+T1 = datetime(2026, 3, 14, 16, 0, tzinfo=UTC)
 RULES = preset("quick").to_dict()
 SEATS = [
     SeatRecord(seat=0, name="Ana", token_hash=hash_token("ana-secret"), player="ana2345678"),
@@ -331,8 +332,8 @@ def test_an_imported_record_is_stored_as_a_finished_match(storage):
     record = to_record(match)
     record["deals"][0]["plays"] = [card.lower() for card in record["deals"][0]["plays"]]
     record["rules"] = {key: value for key, value in record["rules"].items() if value != preset("agurk").to_dict()[key]}
-    match_id = storage.import_record(record, imported_at=T0)
-    assert len(match_id) == 12
+    match_id, new = storage.import_record(record, imported_at=T0)
+    assert len(match_id) == 12 and new
     assert storage.match_record(match_id) == to_record(match)
     finished = storage.finished_match(match_id)
     assert finished == FinishedMatch(
@@ -400,8 +401,31 @@ def test_an_imported_record_needs_names_the_table_accepts(storage, names, seat, 
 
 def test_an_imported_record_may_have_any_name_the_table_accepts(storage):
     names = ["Åse Øvrebø", "👨\u200d👩\u200d👧", "O'Brien-Smith", "B" * 20]
-    match_id = storage.import_record(record_with_players(*names), imported_at=T0)
+    match_id, _ = storage.import_record(record_with_players(*names), imported_at=T0)
     assert storage.match_record(match_id)["players"] == names
+
+
+def test_a_record_stored_already_is_not_stored_again(storage):
+    match = played_match(seed=9, players=3, rules="gurka")
+    first, new = storage.import_record(to_record(match), imported_at=T0)
+    assert new
+    # The same match, written otherwise: keys in another order, cards in lower case, default rules left out.
+    again = {key: to_record(match)[key] for key in reversed(list(to_record(match)))}
+    again["deals"][0]["plays"] = [card.lower() for card in again["deals"][0]["plays"]]
+    again["rules"] = {key: value for key, value in again["rules"].items()
+                      if value != preset("agurk").to_dict()[key]}
+    assert storage.import_record(again, imported_at=T1) == (first, False)
+    assert count(storage, MatchRow) == 1
+    other, new = storage.import_record(to_record(played_match(seed=10, players=3, rules="gurka")), imported_at=T1)
+    assert new and other != first and count(storage, MatchRow) == 2
+
+
+def test_the_record_of_a_match_played_here_is_not_imported_again(storage):
+    match = played_match(seed=11, players=3)
+    storage.finish_match(match_id="m1", record=to_record(match), placings=placings(match), winners=match.winners,
+                         ended_at=T0)
+    assert storage.import_record(storage.match_record("m1"), imported_at=T1) == ("m1", False)
+    assert count(storage, MatchRow) == 1
 
 
 # Time stamps

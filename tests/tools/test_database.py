@@ -49,6 +49,18 @@ def test_import_stores_a_valid_record_and_prints_its_id(empty_url, tmp_path, cap
         assert storage.match_record(match_id) == record
 
 
+def test_importing_a_record_a_second_time_adds_nothing(empty_url, tmp_path, capsys):
+    path = record_file(tmp_path, to_record(play_random_match(3, preset("quick"), random.Random(2))))
+    assert main(["import", path, "--database-url", empty_url]) == 0
+    first = capsys.readouterr().out.strip()
+    assert main(["import", path, "--database-url", empty_url]) == 0
+    printed = capsys.readouterr()
+    assert printed.out.strip() == first
+    assert printed.err == f"cucumber import: {path}: this match is stored already (as {first}); nothing was added\n"
+    with Storage(empty_url) as storage:
+        assert storage.list_matches().total == 1
+
+
 def test_import_reads_standard_input(empty_url, capsys, monkeypatch):
     record = to_record(play_random_match(2, preset("quick"), random.Random(3)))
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(record)))
