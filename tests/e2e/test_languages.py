@@ -39,6 +39,11 @@ LED_CUT_JS = """() => [...document.querySelectorAll('#trick .by small')].filter(
 cut to fit below their card; the mark is not)."""
 
 
+SUMMARY_JS = """() => [+document.getElementById('status').dataset.version,
+                       document.getElementById('summary').innerText]"""
+"""The room version the page shows and the text of its deal summary, read at one instant."""
+
+
 def words_left(tab: Tab) -> list[str]:
     """The English words the tab's page still shows (none, in a page in another language)."""
     return english_left(tab.page.content(), names=NAMES)
@@ -59,15 +64,16 @@ def lang_of(tab: Tab) -> str:
 
 
 def test_a_dane_and_a_swede_play_a_whole_match_each_in_their_language_and_a_german_watches(
-        open_tab, server: LiveServer) -> None:
-    ana = open_tab("Ana (da)", locale="da-DK")  # the browser's language chooses on the first visit
+        open_tab, slow_server: LiveServer) -> None:
+    server = slow_server  # the pause between deals is long enough to read each deal's summary
+    ana = open_tab("Ana (da)", live=server, locale="da-DK")  # the browser's language chooses on the first visit
     ana.goto("/")
     assert lang_of(ana) == "da" and ana.page.inner_text("h1") == "Agurk"
     ana.page.fill("input[name=name]", "Ana")
     ana.page.check("input[name=preset][value=custom]")
     ana.page.click("details > summary")
     ana.page.select_option("select[name=hand_size]", "3")
-    ana.page.fill("input[name=threshold]", "10")
+    ana.page.fill("input[name=threshold]", "15")  # above any one penalty (14): two deals at least
     ana.page.select_option("select[name=lives]", "1")
     ana.page.click("form.rules-form button[type=submit]")
     ana.page.wait_for_url("**/r/*")
@@ -75,7 +81,7 @@ def test_a_dane_and_a_swede_play_a_whole_match_each_in_their_language_and_a_germ
     code = ana.page.get_attribute("main#room", "data-code")
     assert "Venter på spillere" in ana.page.inner_text("#status")
 
-    bjorn = open_tab("Björn (sv)")  # an English browser: he switches on the room's page
+    bjorn = open_tab("Björn (sv)", live=server)  # an English browser: he switches on the room's page
     bjorn.goto(f"/r/{code}")
     assert lang_of(bjorn) == "en"
     switch_language(bjorn, "sv")
@@ -84,7 +90,7 @@ def test_a_dane_and_a_swede_play_a_whole_match_each_in_their_language_and_a_germ
     bjorn.page.click("#join button[type=submit]")
     bjorn.page.wait_for_selector("#join[hidden]", state="attached")
     bjorn.wait_live()
-    watcher = open_tab("spectator (de)", locale="de-DE")
+    watcher = open_tab("spectator (de)", live=server, locale="de-DE")
     watcher.goto(f"/r/{code}")
     tabs = {"da": ana, "sv": bjorn, "de": watcher}
     sync_pages(server, code, list(tabs.values()))
@@ -103,9 +109,12 @@ def test_a_dane_and_a_swede_play_a_whole_match_each_in_their_language_and_a_germ
         if state["phase"] == "finished":
             break
         if state["turn"] is None:  # between deals: the summary, in each reader's language
-            if state["deal"] not in deals_checked and ana.snapshot()["version"] == answer["version"]:
+            # Each tab's summary is read with its version at one instant; should the next deal come first, the
+            # summary is checked at a later deal.
+            read = {language: tab.page.evaluate(SUMMARY_JS) for language, tab in tabs.items()}
+            if state["deal"] not in deals_checked and all(seen[0] == answer["version"] for seen in read.values()):
                 deals_checked.add(state["deal"])
-                summaries = {language: tab.page.inner_text("#summary") for language, tab in tabs.items()}
+                summaries = {language: seen[1] for language, seen in read.items()}
                 assert "Runde" in summaries["da"] and "Giv" in summaries["sv"] and "Runde" in summaries["de"]
                 for tab in tabs.values():
                     assert words_left(tab) == [], (tab.label, words_left(tab))
@@ -123,6 +132,7 @@ def test_a_dane_and_a_swede_play_a_whole_match_each_in_their_language_and_a_germ
         tab.card(rng.choice(legal)).click()
         server.wait_room(code, lambda now, seen=answer["version"]: now["version"] > seen)
 
+    assert deals_checked, "no deal's summary was read before the next deal came"
     headlines = {language: tab.page.inner_text("#summary h2") for language, tab in tabs.items()}
     assert headlines == {"da": "Slutstilling", "sv": "Slutställning", "de": "Endstand"}
     assert ana.page.inner_text("#controls button.start") == "Spil igen"
