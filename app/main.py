@@ -77,7 +77,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         and close storage on exit."""
         await asyncio.to_thread(load_catalogues)
         logging.getLogger(FRAME_LOGGER).addFilter(HIDE_FRAMES)  # adding it twice keeps one
-        storage = Storage(settings.database_url, commit_window=settings.commit_window_seconds)
+        storage = Storage(settings.database_url, commit_window=settings.commit_window_seconds,
+                          commit_window_load=settings.commit_window_load)
         await asyncio.to_thread(storage.upgrade)
         node = Node(settings, RoomStore(storage, observer=metrics))
         registry = node.registry

@@ -69,6 +69,10 @@ class Settings(BaseSettings):
     others to share its transaction and its fsync, the commit window (``app.storage.batch``); 0 commits
     each at once. Tables at human pace then share commits: at 1,000 tables, a tenth less CPU for about
     10 ms more between a play and its sight (docs/performance.md)."""
+    commit_window_load: float = Field(default=0.7, ge=0)
+    """The server's CPU time a second (a fraction of one core, every thread's) from which the commit window
+    opens; it closes again below 0.1 less (``app.storage.load``). Below it, with CPU to spare, each play
+    commits at once, sooner seen; 0 opens the window at any load."""
     ws_compression: bool = False
     """Compress WebSocket frames (permessage-deflate). Off: it saves bandwidth on the table page's HTML
     regions but costs every open socket its own compression state (tens of KB of memory) and CPU per

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, Engine, Executable
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError, StatementError
 
 from app.storage.errors import StorageError, describe
+from app.storage.load import LoadGate
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +96,14 @@ class BatchWriter:
     with it, so that they share one transaction. Rooms at human pace each play a card every few seconds:
     without it, nearly every play is a transaction of its own, whose begin, commit and fsync cost several
     times the play's own insert, and whose end wakes the loop once more. A writer busy with a batch
-    holds nothing: what comes meanwhile waits for it anyway and goes in the next batch. Raises
-    ``ValueError`` for a ``max_batch`` below 1 or a ``window`` out of range.
+    holds nothing: what comes meanwhile waits for it anyway and goes in the next batch. The window opens
+    only while the process is busy, from ``window_load`` (a fraction of one core: :class:`LoadGate`; 0:
+    always): with CPU to spare, what it saves is not worth its wait. Raises ``ValueError`` for a
+    ``max_batch`` below 1, a ``window`` out of range or a ``window_load`` below 0.
     """
 
-    def __init__(self, engine: Engine, *, max_batch: int = MAX_BATCH, window: float = 0.0) -> None:
+    def __init__(self, engine: Engine, *, max_batch: int = MAX_BATCH, window: float = 0.0,
+                 window_load: float = 0.0) -> None:
         if max_batch < 1:
             raise ValueError(f"max_batch must be at least 1, not {max_batch}")
         if not 0 <= window <= MAX_WINDOW_SECONDS:
@@ -107,6 +111,7 @@ class BatchWriter:
         self._engine = engine
         self._max_batch = max_batch
         self._window = window
+        self._gate = LoadGate(window_load)
         self._held: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
         """The writes held in a commit window, by their loop, oldest first (under ``_lock``)."""
         self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()  # None: stop
@@ -140,8 +145,8 @@ class BatchWriter:
         The writes of one batch waited for on one loop are all resolved by one call the writer hands that
         loop once the batch is committed, so the loop wakes once a batch, not once a write (and the
         writer thread does not take the interpreter's lock from the loop once a write). Call it from the
-        loop's thread only. A write that finds the writer idle opens the loop's commit window; the writes
-        that come while it is open are held with it, in order (see :class:`BatchWriter`).
+        loop's thread only. A write that finds the writer idle, the process busy, opens the loop's commit
+        window; the writes that come while it is open are held with it, in order (see :class:`BatchWriter`).
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
@@ -151,7 +156,7 @@ class BatchWriter:
             if held is not None:
                 held.append(item)
                 return future
-            if self._window > 0 and not self._closed and self._idle():
+            if self._window > 0 and not self._closed and self._idle() and self._gate.is_open():
                 self._held[loop] = [item]
                 loop.call_later(self._window, self._release, loop)
                 return future

@@ -56,11 +56,13 @@ class Storage:
     Raises :class:`StorageError` for a URL that cannot be used (unknown
     driver, SQLite folder that cannot be created). ``commit_window`` is the
     writer's commit window in seconds (:class:`~app.storage.batch.BatchWriter`;
-    0: a write never waits for others to share its transaction); ``ValueError``
-    for one out of range.
+    0: a write never waits for others to share its transaction), and
+    ``commit_window_load`` the process's load from which it opens (a fraction
+    of one core; 0: at any load); ``ValueError`` for either out of range.
     """
 
-    def __init__(self, url: str, *, echo: bool = False, commit_window: float = 0.0) -> None:
+    def __init__(self, url: str, *, echo: bool = False, commit_window: float = 0.0,
+                 commit_window_load: float = 0.0) -> None:
         try:
             self._engine = create_storage_engine(url, echo=echo)
         except (SQLAlchemyError, OSError) as error:
@@ -68,7 +70,7 @@ class Storage:
         # SQLite write units take the write lock when they begin (see engine.py).
         self._writer = self._engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
         try:
-            self._batch = BatchWriter(self._writer, window=commit_window)
+            self._batch = BatchWriter(self._writer, window=commit_window, window_load=commit_window_load)
         except ValueError:
             self._engine.dispose()
             raise

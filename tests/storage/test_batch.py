@@ -19,6 +19,7 @@ from app.game.standings import placings
 from app.storage import Storage, StorageError, batch, queries
 from app.storage.batch import BatchWriter, Row
 from app.storage.engine import BEGIN_MODE
+from app.storage.load import LoadGate
 from app.storage.models import DealRow, PlayRow
 from tests.storage.test_store import RULES, T0, played_match
 
@@ -426,6 +427,48 @@ def test_closing_commits_the_writes_held_in_a_commit_window(storage, monkeypatch
     with windowed(storage, 600.0) as writer:
         asyncio.run(main(writer))
     assert stored_plays(storage) == {"m0": CARDS[:1]}
+
+
+def test_a_write_is_not_held_in_a_commit_window_while_the_process_has_cpu_to_spare(storage, monkeypatch):
+    monkeypatch.setattr(batch, "MAX_WINDOW_SECONDS", 600.0)
+    dealt_matches(storage, 1)
+
+    async def main(writer: BatchWriter) -> None:
+        # Held for the window, it would wait 60 s: the process is not busy, so it is committed at once.
+        assert await asyncio.wait_for(writer.submit_waited(*play_write("m0", 0)), WAIT_S / 3) is None
+
+    writer = BatchWriter(storage.engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"}), window=60.0,
+                         window_load=0.5)
+    try:
+        asyncio.run(main(writer))
+    finally:
+        writer.close()
+    assert stored_plays(storage) == {"m0": CARDS[:1]}
+
+
+def test_a_busy_process_holds_its_writes_in_the_commit_window(storage, monkeypatch):
+    clock = {"wall": 0.0, "cpu": 0.0}
+    monkeypatch.setattr(batch, "LoadGate", lambda opens_at: LoadGate(
+        opens_at, wall=lambda: clock["wall"], cpu=lambda: clock["cpu"]))
+    dealt_matches(storage, 2)
+
+    async def main(writer: BatchWriter) -> None:
+        clock.update(wall=1.0, cpu=0.9)  # the last second took 0.9 of a core
+        first = writer.submit_waited(*play_write("m0", 0))
+        await asyncio.sleep(0.05)
+        assert not first.done()  # held: the window is open
+        second = writer.submit_waited(*play_write("m1", 0))
+        assert await asyncio.wait_for(asyncio.gather(first, second), WAIT_S) == [None, None]
+
+    writer = BatchWriter(storage.engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"}), window=0.5,
+                         window_load=0.7)
+    with counting_commits(storage.engine) as commits:
+        try:
+            asyncio.run(main(writer))
+        finally:
+            writer.close()
+    assert len(commits) == 1
+    assert stored_plays(storage) == {"m0": CARDS[:1], "m1": CARDS[:1]}
 
 
 @pytest.mark.parametrize("window", [-0.001, 1.001, float("nan")])
