@@ -434,7 +434,7 @@ def test_a_write_is_not_held_in_a_commit_window_while_the_process_has_cpu_to_spa
     dealt_matches(storage, 1)
 
     async def main(writer: BatchWriter) -> None:
-        # Held for the window, it would wait 60 s: the process is not busy, so it is committed at once.
+        # Held for the window, it would wait 60 s: no busy second has been measured, so it is committed at once.
         assert await asyncio.wait_for(writer.submit_waited(*play_write("m0", 0)), WAIT_S / 3) is None
 
     writer = BatchWriter(storage.engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"}), window=60.0,
