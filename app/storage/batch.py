@@ -57,6 +57,10 @@ batch of one play on SQLite (the pool's checks, its reset, PostgreSQL's ping). I
 gives the connection back, and the next batch takes one checked as the pool checks it."""
 MAX_WINDOW_SECONDS = 1.0
 """The longest commit window a writer takes (see :class:`BatchWriter`)."""
+WINDOW_FULL = 8
+"""How many writes end a commit window before its time is up: their transaction's begin, commit and fsync
+are shared eight ways already (seven eighths of what the window can save), and more writes coming that fast
+form batches of their own while the writer is busy."""
 
 
 @dataclass(slots=True)
@@ -93,7 +97,8 @@ class BatchWriter:
     ``window`` (seconds, 0 to :data:`MAX_WINDOW_SECONDS`) is the commit window of the writes waited for
     on an event loop (:meth:`submit_waited`): such a write that finds the writer idle, with nothing
     queued, is held that long on its loop, and every write of that loop that comes meanwhile is held
-    with it, so that they share one transaction. Rooms at human pace each play a card every few seconds:
+    with it, so that they share one transaction; the window ends early once it holds
+    :data:`WINDOW_FULL` writes. Rooms at human pace each play a card every few seconds:
     without it, nearly every play is a transaction of its own, whose begin, commit and fsync cost several
     times the play's own insert, and whose end wakes the loop once more. A writer busy with a batch
     holds nothing: what comes meanwhile waits for it anyway and goes in the next batch. The window opens
@@ -112,8 +117,9 @@ class BatchWriter:
         self._max_batch = max_batch
         self._window = window
         self._gate = LoadGate(window_load)
-        self._held: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
-        """The writes held in a commit window, by their loop, oldest first (under ``_lock``)."""
+        self._held: dict[asyncio.AbstractEventLoop, tuple[list[_Pending], asyncio.TimerHandle]] = {}
+        """The writes held in a commit window, by their loop, oldest first, and the call that ends the
+        window (under ``_lock``)."""
         self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()  # None: stop
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -152,13 +158,15 @@ class BatchWriter:
         future: asyncio.Future[None] = loop.create_future()
         item = _Pending(action, write, future, loop, row)
         with self._lock:
-            held = self._held.get(loop)
-            if held is not None:
-                held.append(item)
+            window = self._held.get(loop)
+            if window is not None:
+                window[0].append(item)
+                if len(window[0]) >= WINDOW_FULL:
+                    window[1].cancel()
+                    self._put_held(loop)
                 return future
             if self._window > 0 and not self._closed and self._idle() and self._gate.is_open():
-                self._held[loop] = [item]
-                loop.call_later(self._window, self._release, loop)
+                self._held[loop] = ([item], loop.call_later(self._window, self._release, loop))
                 return future
             self._put(item)
         return future
@@ -174,7 +182,8 @@ class BatchWriter:
 
     def _put_held(self, loop: asyncio.AbstractEventLoop) -> None:
         """Queue the writes held in ``loop``'s commit window, in order (none: nothing). Under ``_lock``."""
-        for item in self._held.pop(loop, ()):
+        window = self._held.pop(loop, None)
+        for item in window[0] if window is not None else ():
             self._put(item)
 
     def _enqueue(self, item: _Pending) -> None:

@@ -415,6 +415,29 @@ def test_a_write_that_finds_the_writer_busy_is_not_held_in_a_commit_window(stora
     assert stored_plays(storage) == {"m0": CARDS[:1]}
 
 
+def test_a_commit_window_ends_as_soon_as_it_holds_enough_writes_to_share_a_transaction(storage, monkeypatch):
+    monkeypatch.setattr(batch, "MAX_WINDOW_SECONDS", 600.0)
+    dealt_matches(storage, batch.WINDOW_FULL + 1)
+
+    async def main(writer: BatchWriter) -> None:
+        waited = [writer.submit_waited(*play_write(f"m{index}", 0)) for index in range(batch.WINDOW_FULL - 1)]
+        await asyncio.sleep(0.05)
+        assert not any(future.done() for future in waited)  # held: the 60 s window is open
+        waited.append(writer.submit_waited(*play_write(f"m{batch.WINDOW_FULL - 1}", 0)))
+        # The window is full: its writes go at once, all in one transaction, not 60 s later.
+        assert await asyncio.wait_for(asyncio.gather(*waited), WAIT_S / 3) == [None] * batch.WINDOW_FULL
+        # The next write that finds the writer idle opens a window again.
+        later = writer.submit_waited(*play_write(f"m{batch.WINDOW_FULL}", 0))
+        await asyncio.sleep(0.05)
+        assert not later.done()
+        later.cancel()
+
+    with windowed(storage, 60.0) as writer, counting_commits(storage.engine) as commits:
+        asyncio.run(main(writer))
+    assert len(commits) == 1
+    assert stored_plays(storage) == {f"m{index}": CARDS[:1] for index in range(batch.WINDOW_FULL)}
+
+
 def test_closing_commits_the_writes_held_in_a_commit_window(storage, monkeypatch):
     monkeypatch.setattr(batch, "MAX_WINDOW_SECONDS", 600.0)
     dealt_matches(storage, 1)
