@@ -30,10 +30,11 @@ class CreateRoom(BaseModel):
 
 
 class JoinRoom(BaseModel):
-    """``POST /api/rooms/{code}/players`` body: the new player's name."""
+    """``POST /api/rooms/{code}/players`` body: the new player's name, and the host's token when the host sits again."""
 
     model_config = ConfigDict(extra="forbid")
     name: Any = None
+    token: Any = None
 
 
 def set_player_cookie(response: Response, request: Request, settings: Settings, code: str, token: str) -> None:
@@ -61,9 +62,16 @@ async def create_room(body: CreateRoom, request: Request, response: Response, re
 @router.post("/rooms/{code}/players", status_code=201, dependencies=[limited("joins")])
 async def join_room(code: str, body: JoinRoom, request: Request, response: Response,
                     registry: RegistryDep, settings: SettingsDep) -> dict[str, Any]:
-    """Take a free seat. → ``{seat, token}``; 409 when full, started or the name is taken."""
+    """Take a free seat. → ``{seat, token}``; 409 when full, started or the name is taken.
+
+    With ``token``, the host's token, a host who gave up their seat sits down
+    again under it (the answer's token is the same); 403 ``not_host`` when it
+    is not the host's, 409 ``already_seated`` when the host has a seat.
+    """
     room = registry.require(code)
-    seat, token = await room.join(_name(body.name))
+    if body.token is not None and not isinstance(body.token, str):
+        raise RoomError(ErrorCode.BAD_REQUEST, problem("host_token"), status=422)
+    seat, token = await room.join(_name(body.name), body.token)
     set_player_cookie(response, request, settings, room.code, token)
     return {"seat": seat, "token": token}
 

@@ -327,15 +327,18 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
     """Take a seat from the room page's form, then return to the page.
 
     A browser already seated here (an old tab, a second click) goes back to its
-    seat: a second seat would take its cookie, and with it the first seat.
+    seat: a second seat would take its cookie, and with it the first seat. A
+    host who gave up their seat sits down again as host, under the same cookie.
     """
     room = registry.get(code)
     if room is None:
         return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
-    if room.lobby.seat_of(_viewer_hash(request, room)) is not None:
+    viewer = _viewer_hash(request, room)
+    if room.lobby.seat_of(viewer) is not None:
         return RedirectResponse(_room_path(request, room.code), status_code=303)
+    host_token = request.cookies.get(cookie_name(room.code)) if room.lobby.is_host(viewer) else None
     try:
-        _, token = await room.join(name)
+        _, token = await room.join(name, host_token)
     except RoomError as error:
         view = _viewer_view(request, room)
         return templates.TemplateResponse(request, "room.html",

@@ -42,6 +42,7 @@ class ErrorCode(StrEnum):
     PLAYER_PRESENT = "player_present"
     SEAT_CHANGED = "seat_changed"
     SEAT_MOVED = "seat_moved"
+    ALREADY_SEATED = "already_seated"
     INVALID_LINK = "invalid_link"
     # The match (most come from the engine's refusals)
     MATCH_NOT_STARTED = "match_not_started"

@@ -158,12 +158,20 @@ class Lobby:
             raise RoomError(ErrorCode.SEAT_CHANGED, problem("seat_changed"))
         return index
 
-    def joined(self, raw_name: str) -> tuple[Lobby, str]:
-        """A new person called ``raw_name`` sits in the next seat; returns the lobby and their new token.
+    def joined(self, raw_name: str, host_token: str | None = None) -> tuple[Lobby, str]:
+        """A new person called ``raw_name`` sits in the next seat; returns the lobby and their token.
 
-        The first person becomes host. Raises ``invalid_name`` (422),
-        ``name_taken`` or ``room_full``.
+        The first person becomes host. With ``host_token``, the host's own
+        token, a host who gave up their seat sits down again under it (and
+        keeps hosting); otherwise the person gets a new token. Raises
+        ``invalid_name`` (422), ``name_taken`` or ``room_full``; with
+        ``host_token``, also ``not_host`` (403) when it is not the host's,
+        and ``already_seated`` when the host has a seat.
         """
+        if host_token is not None:
+            self.require_host(hash_token(host_token))
+            if self.seat_of(hash_token(host_token)) is not None:
+                raise RoomError(ErrorCode.ALREADY_SEATED, problem("already_seated"))
         try:
             name = clean_name(raw_name)
         except InvalidName as error:
@@ -172,7 +180,7 @@ class Lobby:
         if taken is not None:
             raise RoomError(ErrorCode.NAME_TAKEN, problem("name_taken", name=taken))
         self._require_room(watch=True)
-        token = new_token()
+        token = host_token or new_token()
         token_hash = hash_token(token)
         seat = Seat(name, token_hash, player=new_player_id())
         return replace(self, seats=(*self.seats, seat), host=self.host or token_hash), token

@@ -130,14 +130,14 @@ class Room:
 
     # ------------------------------------------------------------------ seats and settings
 
-    async def join(self, name: str) -> tuple[int, str]:
-        """Seat a new person called ``name``; returns ``(seat, token)``. The first person becomes host.
+    async def join(self, name: str, host_token: str | None = None) -> tuple[int, str]:
+        """Seat a new person called ``name``, or with ``host_token`` the seatless host again; ``(seat, token)``.
 
-        Refused (``RoomError``) when the name is invalid or taken, the room is
-        full or a match is in progress.
+        Refused (``RoomError``) as :meth:`Lobby.joined` says, or while a
+        match is in progress.
         """
         async with self.lock:
-            lobby, token = self.lobby.joined(name)
+            lobby, token = self.lobby.joined(name, host_token)
             self.current.require_not_playing("match_watch")
             await self._save(lobby)
             self.presence.gone_from([lobby.seats[-1].token_hash], self._clock())

@@ -47,6 +47,7 @@ PROBLEMS = {
     "name_blank": noted("a name needs at least one visible letter, digit or symbol"),
     "name_taken": noted("someone here is already called {name}; choose another name"),
     "seat_is_bot": noted("a bot already plays this seat"),
+    "already_seated": noted("you already have a seat at this table"),
     "player_present": noted("{name} is here or only just left; "
                             "a seat changes hands only once its player has been away a while"),
     "player_back": noted("{name} is back at the table"),
@@ -62,6 +63,7 @@ PROBLEMS = {
     "invalid_link": noted("this link does not work (any more): it works once, for a while, and only while its seat "
                           "is the same player's; ask for a new one"),
     "link_secret": noted("secret is the text after the # of the link"),
+    "host_token": noted("token is the host's token, as text"),
     "bot_strength": noted("a bot is {strengths}"),
     # The match
     "match_not_started": noted("the match has not started"),

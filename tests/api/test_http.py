@@ -70,6 +70,23 @@ def test_joining_a_full_room_a_started_match_or_with_a_taken_name_is_a_conflict(
     assert started.status_code == 409 and started.json()["error"] == "match_started"
 
 
+def test_a_host_without_a_seat_sits_down_again_with_their_own_token(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    host = Peer(client, code, tokens[0])
+    host.send({"type": "leave"})
+    host.until(lambda s: len(s["seats"]) == 1)
+    join = client.post(f"/api/rooms/{code}/players", json={"name": "Ana", "token": tokens[0]})
+    assert join.status_code == 201 and join.json() == {"seat": 1, "token": tokens[0]}
+    assert host.until(lambda s: len(s["seats"]) == 2)["host"] == 1
+    again = client.post(f"/api/rooms/{code}/players", json={"name": "Ana 2", "token": tokens[0]})
+    assert again.status_code == 409 and again.json()["error"] == "already_seated"
+    ben = client.post(f"/api/rooms/{code}/players", json={"name": "Cy", "token": tokens[1]})
+    assert ben.status_code == 403 and ben.json()["error"] == "not_host"
+    odd = client.post(f"/api/rooms/{code}/players", json={"name": "Cy", "token": 7})
+    assert odd.status_code == 422 and odd.json()["error"] == "bad_request"
+    assert [seat["name"] for seat in client.get(f"/api/rooms/{code}").json()["state"]["seats"]] == ["Ben", "Ana"]
+
+
 def test_unknown_rooms_and_matches_are_404(client):
     assert client.post("/api/rooms/ZZZZZ/players", json={"name": "Ana"}).status_code == 404
     assert client.get("/api/rooms/ZZZZZ").status_code == 404

@@ -306,6 +306,25 @@ def test_a_form_post_from_this_site_or_a_program_goes_through(make_client, heade
     assert answer.status_code == 303 and seats_of(client, code) == ["Ana", "Ben"]
 
 
+def test_a_host_who_gave_up_their_seat_sits_down_again_from_the_page_and_still_hosts(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    client.cookies.clear()
+    client.cookies.set(f"cucumber_{code}", tokens[0])
+    host = Peer(client, code, tokens[0])
+    host.send({"type": "leave"})
+    assert host.until(lambda s: len(s["seats"]) == 1)["host"] is None
+    answer = client.post(f"/r/{code}/join", data={"name": "Ana"}, follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"] == f"/r/{code}"
+    assert {cookie.value for cookie in client.cookies.jar} == {tokens[0]}  # the same cookie: still the host's
+    state = host.until(lambda s: len(s["seats"]) == 2)
+    assert state["host"] == 1 and state["you"]["seat"] == 1 and seats_of(client, code) == ["Ben", "Ana"]
+    assert "Start the match" in client.get(f"/r/{code}").text
+    again = client.post(f"/r/{code}/join", data={"name": "Ana 2"}, follow_redirects=False)  # a second click
+    assert again.status_code == 303 and seats_of(client, code) == ["Ben", "Ana"]
+    host.send({"type": "start"})
+    assert host.until(lambda s: s["phase"] == "playing")["host"] == 1
+
+
 def test_the_address_a_refused_form_leaves_opens_the_page_again(client):
     code, _ = open_room(client, ["Ana"])
     client.cookies.clear()

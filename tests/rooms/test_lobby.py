@@ -24,6 +24,18 @@ def test_the_first_person_seated_hosts_and_gets_a_token_only_its_hash_is_kept():
     assert lobby.host != hash_token(ben) and lobby.seat_of(hash_token(ben)) == 1
 
 
+def test_a_host_without_a_seat_sits_down_again_under_their_own_token_and_nobody_else_can():
+    lobby, ana = Lobby(Rules()).joined("Ana")
+    lobby, ben = lobby.joined("Ben")
+    assert refusal(lambda: lobby.joined("Ana 2", ana)) == ErrorCode.ALREADY_SEATED  # she has a seat
+    lobby = lobby.without(0)
+    assert refusal(lambda: lobby.joined("Ben 2", ben)) == ErrorCode.NOT_HOST
+    assert refusal(lambda: lobby.joined("Eve", "a guess")) == ErrorCode.NOT_HOST
+    assert refusal(lambda: lobby.joined("ben", ana)) == ErrorCode.NAME_TAKEN
+    seated, token = lobby.joined("Ana", ana)
+    assert token == ana and seated.host == hash_token(ana) and seated.seat_of(hash_token(ana)) == 1
+
+
 def test_names_are_checked_and_unique_without_regard_to_case():
     lobby, _ = Lobby(Rules()).joined("Ana")
     assert refusal(lambda: lobby.joined("ANA")) == ErrorCode.NAME_TAKEN
