@@ -96,7 +96,7 @@ def _seats(public: RoomView) -> Hashable:
 def _seat(public: RoomView, seat: SeatInfo) -> Hashable:
     # One seat as everyone sees it (its own player's marks are written for both: ``yours``); the controls a
     # viewer gets on it (the host's: ``seat_actions``) are what of the viewer it shows.
-    return seat, public.phase, public.rules.threshold, public.rules.lives
+    return seat, public.phase, public.rules.threshold, public.rules.lives, public.in_match(seat.seat)
 
 
 def seat_actions(viewer: Viewer, seat: SeatInfo) -> str | None:

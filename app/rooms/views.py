@@ -113,6 +113,11 @@ class RoomView(NamedTuple):
         """The players' names, in seat order."""
         return tuple(seat.name for seat in self.seats)
 
+    def in_match(self, seat: int) -> bool:
+        """Whether seat ``seat`` plays (or played) the match shown: every seat but those taken by people who sat
+        down after it finished (nobody has played before the first match either: ``phase`` says so)."""
+        return self.match is None or seat < len(self.match.seats)
+
     @property
     def winner_names(self) -> list[str]:
         """The names of the players who won the match, in seat order (empty until it is over)."""

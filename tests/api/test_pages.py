@@ -168,6 +168,28 @@ def test_a_finished_match_is_listed_and_its_replay_page_has_every_deal(client):
     assert f'/api/matches/{match_id}/record" download' in page.text
 
 
+def test_someone_who_sits_down_after_a_match_finished_is_not_in_its_score_sheet_or_standings(client):
+    code, tokens = open_room(client, ["Host"], preset="quick")
+    host = Peer(client, code, tokens[0])
+    for strength in ["easy", "normal"]:
+        host.send({"type": "add_bot", "strength": strength})
+    host.send({"type": "leave"})
+    host.send({"type": "start"})
+    host.until(lambda s: s["phase"] == "finished")
+    client.cookies.clear()
+    assert client.post(f"/r/{code}/join", data={"name": "Dag"}, follow_redirects=False).status_code == 303
+    page = client.get(f"/r/{code}").text
+    sheet = re.search(r'<section id="scoresheet".*?</section>', page, re.S).group(0)
+    heading = re.search(r"<thead>(.*?)</thead>", sheet, re.S).group(1)
+    assert heading.count("<th") == 3 and "Dag" not in heading  # the deal, then the two who played
+    first_line = re.search(r'<tr data-deal="1">(.*?)</tr>', sheet, re.S).group(1)
+    assert first_line.count("<td") == 2
+    newcomer = re.search(r'<article id="seat-2".*?</article>', page, re.S).group(0)
+    assert "Dag" in newcomer and 'class="stats"' not in newcomer and 'class="lives"' not in newcomer
+    played = re.search(r'<article id="seat-1".*?</article>', page, re.S).group(0)
+    assert 'class="stats"' in played
+
+
 def test_odd_page_numbers_and_form_numbers_are_handled(client):
     for page in ["0", "-3", "abc", "99999999999999999999", "²"]:
         answer = client.get(f"/matches?page={page}")
