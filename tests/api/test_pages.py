@@ -141,16 +141,21 @@ def test_the_page_socket_takes_the_forms_of_the_table(client):
     assert rules["hand_size"] == 4 and rules["threshold"] == 25
 
 
-def test_a_finished_match_is_listed_and_its_replay_page_has_every_deal(client):
-    import json as jsonlib
-
+def bots_play_a_match(client):
+    """A quick match of two bots, the host watching; returns the room's code and its final state."""
     code, tokens = open_room(client, ["Host"], preset="quick")
     host = Peer(client, code, tokens[0])
     for strength in ["easy", "normal"]:
         host.send({"type": "add_bot", "strength": strength})
     host.send({"type": "leave"})
     host.send({"type": "start"})
-    final = host.until(lambda s: s["phase"] == "finished")
+    return code, host.until(lambda s: s["phase"] == "finished")
+
+
+def test_a_finished_match_is_listed_and_its_replay_page_has_every_deal(client):
+    import json as jsonlib
+
+    code, final = bots_play_a_match(client)
     match_id = final["match_id"]
     listing = client.get("/matches")
     assert listing.status_code == 200 and f"/matches/{match_id}" in listing.text
@@ -169,13 +174,7 @@ def test_a_finished_match_is_listed_and_its_replay_page_has_every_deal(client):
 
 
 def test_someone_who_sits_down_after_a_match_finished_is_not_in_its_score_sheet_or_standings(client):
-    code, tokens = open_room(client, ["Host"], preset="quick")
-    host = Peer(client, code, tokens[0])
-    for strength in ["easy", "normal"]:
-        host.send({"type": "add_bot", "strength": strength})
-    host.send({"type": "leave"})
-    host.send({"type": "start"})
-    host.until(lambda s: s["phase"] == "finished")
+    code, _ = bots_play_a_match(client)
     client.cookies.clear()
     assert client.post(f"/r/{code}/join", data={"name": "Dag"}, follow_redirects=False).status_code == 303
     page = client.get(f"/r/{code}").text
