@@ -161,13 +161,14 @@ class RoomView(NamedTuple):
 def host_controls(phase: str, seat: SeatInfo, *, host: bool, own: bool) -> str | None:
     """Which of the host's controls a viewer gets on ``seat`` in a room in ``phase``: ``"remove"`` out of a
     match, on a seat not their ``own``; ``"hand"`` during a match, on a person's seat that is still in and
-    has no connection (hand it to a bot, or give it to someone else); ``None`` otherwise, and always for a
-    viewer who does not ``host``."""
+    ``away`` (gone past the grace period, or stepped away: as :meth:`~app.rooms.lobby.Lobby.require_away_seat`
+    asks to hand it to a bot, or give it to someone else); ``None`` otherwise, and always for a viewer who
+    does not ``host``."""
     if not host:
         return None
     if phase != "playing":
         return None if own else "remove"
-    return "hand" if not seat.bot and not seat.connected and not seat.eliminated else None
+    return "hand" if not seat.bot and seat.away and not seat.eliminated else None
 
 
 class Table(NamedTuple):
