@@ -346,6 +346,21 @@ def test_a_host_who_gave_up_their_seat_sits_down_again_from_the_page_and_still_h
     assert host.until(lambda s: s["phase"] == "playing")["host"] == 1
 
 
+def test_a_seated_host_may_leave_their_seat_from_the_page(client):
+    code, tokens = open_room(client, ["Ana", "Ben"])
+    client.cookies.clear()
+    client.cookies.set(f"cucumber_{code}", tokens[0])
+    leave = """hx-vals='{"type": "leave"}'"""
+    page = client.get(f"/r/{code}").text
+    controls = re.search(r'<section id="controls".*?</section>', page, re.S).group(0)
+    assert leave in controls and "You stay host" in controls and "Start the match" in controls
+    host = Peer(client, code, tokens[0])
+    host.send({"type": "leave"})
+    host.until(lambda s: len(s["seats"]) == 1)
+    controls = re.search(r'<section id="controls".*?</section>', client.get(f"/r/{code}").text, re.S).group(0)
+    assert leave not in controls and "Start the match" in controls  # still hosting, with no seat to leave
+
+
 def test_the_address_a_refused_form_leaves_opens_the_page_again(client):
     code, _ = open_room(client, ["Ana"])
     client.cookies.clear()
