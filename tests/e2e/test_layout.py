@@ -141,3 +141,53 @@ def test_the_other_pages_fit_phones_and_desktops(open_tab, server: LiveServer, s
     tab.page.keyboard.press("ArrowRight")  # the replay steps through the first trick
     assert "after trick 1" in tab.page.inner_text(".replay-position")
     assert tab.problems() == []
+
+
+SEVEN = ["Annemarie 1", "Annemarie 2", "Wolfeschlegelsteinha", "Bo", "Annemarie 3", "Cy"]
+"""The others at a full table: names alike but for their end, and 20 letters without a break."""
+
+TRICK_JS = """() => {
+  const plays = [...document.querySelectorAll('#trick .trick-cards > .play')];
+  const names = plays.map(play => play.querySelector('.by'));
+  const hand = document.getElementById('hand').getBoundingClientRect();
+  return {
+    plays: plays.length,
+    rows: new Set(plays.map(play => Math.round(play.getBoundingClientRect().top))).size,
+    clipped: names.filter(by => by.scrollWidth > by.clientWidth + 1 || by.scrollHeight > by.clientHeight + 1)
+      .map(by => by.textContent),
+    names: names.map(by => by.firstChild.textContent.trim()),
+    trickBottom: document.querySelector('#trick .trick-cards').getBoundingClientRect().bottom,
+    handTop: hand.top,
+  };
+}"""
+
+
+def test_a_trick_of_seven_fits_a_small_phone_in_one_row_above_the_hand_each_name_whole(
+        open_tab, server: LiveServer, screenshots: Path) -> None:
+    host = server.post("/api/rooms", {"name": "Ana", "preset": "agurk"})
+    code = host["code"]
+    ana = open_tab("phone-seven", viewport={"width": 375, "height": 667}, device_scale_factor=2, is_mobile=True,
+                   has_touch=True)
+    sign_in(ana, code, host["token"])
+    ana.goto(f"/r/{code}")
+    others = {seat: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
+              for seat, name in enumerate(SEVEN, start=1)}
+    sync_pages(server, code, [ana])
+    ana.page.click("#controls button.start")
+    server.wait_room(code, lambda now: now["state"]["phase"] == "playing")
+    answer = play_until(server, code, {0: ana}, others, lambda now: len(now["state"]["trick"]) == 6)
+    ana.page.evaluate("() => window.scrollTo(0, 0)")
+    shoot(ana, screenshots, "phone-seven-trick")
+    trick = ana.page.evaluate(TRICK_JS)
+    names = ["Ana", *SEVEN]
+    assert trick["plays"] == 7  # six cards and the slot of the seat to play
+    assert trick["names"] == [
+        "You" if play["seat"] == 0 else names[play["seat"]] for play in answer["state"]["trick"]] + [
+        "You" if answer["state"]["turn"] == 0 else names[answer["state"]["turn"]]]
+    assert trick["rows"] == 1, trick
+    assert trick["clipped"] == [], trick
+    assert trick["trickBottom"] <= trick["handTop"], trick  # not under the hand kept at the bottom of the screen
+    check_fit(ana, "a trick of seven", phone=True)
+    assert ana.problems() == []
+    for player in others.values():
+        player.close()
