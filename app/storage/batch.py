@@ -287,6 +287,7 @@ class BatchWriter:
                 failure = error
             for item in batch:
                 item.error = item.error or failure or _refusal(item.action, error)
+        self._writing = []  # idle before the callers hear: the write they send next may open a commit window
         _resolve(batch)
 
     def _connect(self) -> Connection:
