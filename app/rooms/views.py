@@ -160,14 +160,14 @@ class RoomView(NamedTuple):
 
 def host_controls(phase: str, seat: SeatInfo, *, host: bool, own: bool) -> str | None:
     """Which of the host's controls a viewer gets on ``seat`` in a room in ``phase``: ``"remove"`` out of a
-    match, on a seat not their ``own``; ``"hand"`` during a match, on a person's seat that is still in and
-    ``away`` (gone past the grace period, or stepped away: as :meth:`~app.rooms.lobby.Lobby.require_away_seat`
-    asks to hand it to a bot, or give it to someone else); ``None`` otherwise, and always for a viewer who
-    does not ``host``."""
-    if not host:
+    match; ``"hand"`` during a match, on a person's seat that is still in and ``away`` (gone past the grace
+    period, or stepped away: as :meth:`~app.rooms.lobby.Lobby.require_away_seat` asks to hand it to a bot,
+    or give it to someone else); ``None`` otherwise, and always on the viewer's ``own`` seat and for a
+    viewer who does not ``host``."""
+    if not host or own:
         return None
     if phase != "playing":
-        return None if own else "remove"
+        return "remove"
     return "hand" if not seat.bot and seat.away and not seat.eliminated else None
 
 

@@ -380,6 +380,25 @@ def test_a_player_who_has_to_go_is_played_by_a_bot_at_once_and_comes_back(open_t
     assert ana.problems() == [] and watcher.problems() == []
 
 
+def test_the_host_may_hand_on_the_seat_of_a_player_who_stepped_away_and_not_their_own(open_tab,
+                                                                                      server: LiveServer) -> None:
+    code, ana, others = open_table(server, open_tab)
+    start(server, code, ana)
+    buttons = "#seats .seat button.remove, #seats .seat button.give-seat"
+    assert ana.page.locator(buttons).count() == 0  # Ben is here: his seat is his
+    others[1].send({"type": "step_away"})
+    server.wait_room(code, lambda now: now["state"]["seats"][1]["away"])
+    sync_pages(server, code, [ana])
+    ben = ana.page.locator('#seats .seat[data-seat="1"]')
+    assert ben.locator("button.remove").inner_text() == "Hand to a bot"
+    assert ben.locator("button.give-seat").get_attribute("title") == \
+        "Make a link that gives Ben's seat to someone else"
+    assert ana.page.locator('#seats .seat[data-seat="0"]').locator(buttons).count() == 0
+    accessible(ana)
+    close(others)
+    assert ana.problems() == []
+
+
 # ---------------------------------------------------------------- inviting
 
 SHARE_JS = """(() => {

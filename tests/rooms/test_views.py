@@ -26,6 +26,7 @@ def seat(**facts) -> SeatInfo:
 def test_the_host_is_offered_a_seat_to_hand_on_only_when_the_server_would_hand_it_on(facts, controls):
     assert host_controls("playing", seat(**facts), host=True, own=False) == controls
     assert host_controls("playing", seat(**facts), host=False, own=False) is None
+    assert host_controls("playing", seat(**facts), host=True, own=True) is None  # a host who stepped away
 
 
 def test_out_of_a_match_the_host_may_remove_any_seat_but_their_own():
