@@ -169,8 +169,9 @@ class Lobby:
         and ``already_seated`` when the host has a seat.
         """
         if host_token is not None:
-            self.require_host(hash_token(host_token))
-            if self.seat_of(hash_token(host_token)) is not None:
+            host = hash_token(host_token)
+            self.require_host(host)
+            if self.seat_of(host) is not None:
                 raise RoomError(ErrorCode.ALREADY_SEATED, problem("already_seated"))
         try:
             name = clean_name(raw_name)
