@@ -29,6 +29,7 @@ def test_a_whole_match_runs_without_console_errors_or_failed_requests(open_tab, 
     ana.page.click("#rules button[type=submit]")
     rules = server.wait_room(code, lambda now: now["state"]["rules"]["threshold"] == 10)["state"]["rules"]
     assert (rules["hand_size"], rules["lives"]) == (3, 1)
+    sync_pages(server, code, [ana])  # the server has the rules; the page shows them once its update arrives
     assert "Reaching 10 points" in ana.page.inner_text("#rules")
 
     ben.goto(f"/r/{code}")
