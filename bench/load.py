@@ -57,6 +57,16 @@ CHAT_SHARE = 10
 """With ``--chat``: one table in this many chats."""
 _CHAT_FRAME = ('{"type":"chat', '<div id="chat-log"', '<div id="chat-status"')
 """How chat frames begin (JSON protocol, table page): not a new version, not an error."""
+QUIET_CPU = 0.15
+"""Before a phase: the servers' CPU (a fraction of one core, all of them together) under which they count as
+at rest (:func:`wait_quiet`). Open sockets cost a little even then (keep-alive pings, the collector's timer)."""
+QUIET_SECONDS = 2.0
+"""Before a phase: how long the servers must stay at rest (twice the period over which the server measures
+its own load, ``app.storage.load.LOAD_PERIOD_SECONDS``), so that nothing left of the setup or of the phase
+before (its writes, its frames, a commit window opened for its burst) is measured with the phase."""
+QUIET_LIMIT_SECONDS = 20.0
+"""Before a phase: the longest wait for the servers to come to rest; the phase starts then anyway."""
+QUIET_SAMPLE_SECONDS = 0.25
 PR_SET_PDEATHSIG = 1
 PROBE_SECONDS = 0.05
 """How often the disk probe makes a write durable during a phase (:class:`DiskProbe`)."""
@@ -751,12 +761,33 @@ def collector_paused() -> Iterator[None]:
         gc.enable()
 
 
+async def wait_quiet(pids: list[int], *, share: float = QUIET_CPU, seconds: float = QUIET_SECONDS,
+                     limit: float = QUIET_LIMIT_SECONDS) -> float:
+    """Wait until the processes ``pids`` together have used under ``share`` of a core for ``seconds`` in a
+    row (measured every :data:`QUIET_SAMPLE_SECONDS`), or ``limit`` seconds have passed; returns the seconds
+    waited. A phase measured straight after the setup's burst (a thousand matches started at once) would
+    count the tail of that burst as its own."""
+    began = time.perf_counter()
+    quiet_since = began
+    used = sum(cpu_seconds(pid) for pid in pids)
+    while (moment := time.perf_counter()) - began < limit:
+        await asyncio.sleep(QUIET_SAMPLE_SECONDS)
+        now, spent = time.perf_counter(), sum(cpu_seconds(pid) for pid in pids)
+        if spent - used >= share * (now - moment):
+            quiet_since = now
+        elif now - quiet_since >= seconds:
+            break
+        used = spent
+    return time.perf_counter() - began
+
+
 async def _run_phase(target: Target, services: Services, tables: list[Table], pace: float, duration: float,
                      chat: bool) -> dict[str, Any]:
     stats = Stats()
     for table in tables:
         table.stats = stats
     pids = [member.pid for member in target.members]
+    quiet_wait = await wait_quiet(pids)
     server_cpu, own_cpu, machine_cpu = [cpu_seconds(pid) for pid in pids], own_cpu_seconds(), machine_cpu_seconds()
     server_queue, own_queue = [queue_seconds(pid) for pid in pids], queue_seconds(os.getpid())
     beside = services.cpu()
@@ -791,6 +822,7 @@ async def _run_phase(target: Target, services: Services, tables: list[Table], pa
         "tables": len(tables),
         "sockets": sum(len(table.live()) for table in tables),
         "duration_s": round(elapsed, 2),
+        "quiet_wait_s": round(quiet_wait, 2),
         "plays": stats.sent,
         "plays_seen": seen,
         "plays_unseen": stats.unseen,

@@ -3,6 +3,7 @@ one process on SQLite or PostgreSQL, and a cluster of two on PostgreSQL and Redi
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import subprocess
@@ -156,3 +157,20 @@ def test_the_disk_probe_times_durable_writes_in_its_folder_and_leaves_nothing_th
     assert figures["disk_fsyncs"] >= 2, figures
     assert 0 <= figures["disk_fsync_p50_ms"] <= figures["disk_fsync_p99_ms"] <= figures["disk_fsync_max_ms"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_phase_waits_for_the_server_to_be_at_rest_and_no_longer_than_its_limit():
+    from bench.load import wait_quiet
+
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.5)  # both interpreters started
+        waited = asyncio.run(wait_quiet([idle.pid], seconds=0.5, limit=5))
+        assert 0.5 <= waited < 2
+        waited = asyncio.run(wait_quiet([idle.pid, busy.pid], seconds=0.5, limit=1.5))
+        assert waited >= 1.5
+    finally:
+        for process in (idle, busy):
+            process.kill()
+            process.wait()
