@@ -769,15 +769,14 @@ async def wait_quiet(pids: list[int], *, share: float = QUIET_CPU, seconds: floa
     count the tail of that burst as its own."""
     began = time.perf_counter()
     quiet_since = began
-    used = sum(cpu_seconds(pid) for pid in pids)
+    spent = sum(cpu_seconds(pid) for pid in pids)
     while (moment := time.perf_counter()) - began < limit:
         await asyncio.sleep(QUIET_SAMPLE_SECONDS)
-        now, spent = time.perf_counter(), sum(cpu_seconds(pid) for pid in pids)
-        if spent - used >= share * (now - moment):
+        now, before, spent = time.perf_counter(), spent, sum(cpu_seconds(pid) for pid in pids)
+        if spent - before >= share * (now - moment):
             quiet_since = now
         elif now - quiet_since >= seconds:
             break
-        used = spent
     return time.perf_counter() - began
 
 
