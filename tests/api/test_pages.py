@@ -13,6 +13,13 @@ from app.wording import card_name
 from tests.api.conftest import Peer, open_room
 
 
+def element(page: str, tag: str, element_id: str) -> str:
+    """The first ``<tag id="element_id">…</tag>`` of ``page``, whole (its first closing tag of that name ends it)."""
+    found = re.search(rf'<{tag} id="{element_id}".*?</{tag}>', page, re.S)
+    assert found is not None, f"no <{tag} id={element_id!r}> in the page"
+    return found.group(0)
+
+
 def test_the_home_page_offers_every_preset_and_every_option(client):
     page = client.get("/")
     assert page.status_code == 200
@@ -178,14 +185,14 @@ def test_someone_who_sits_down_after_a_match_finished_is_not_in_its_score_sheet_
     client.cookies.clear()
     assert client.post(f"/r/{code}/join", data={"name": "Dag"}, follow_redirects=False).status_code == 303
     page = client.get(f"/r/{code}").text
-    sheet = re.search(r'<section id="scoresheet".*?</section>', page, re.S).group(0)
+    sheet = element(page, "section", "scoresheet")
     heading = re.search(r"<thead>(.*?)</thead>", sheet, re.S).group(1)
     assert heading.count("<th") == 3 and "Dag" not in heading  # the deal, then the two who played
     first_line = re.search(r'<tr data-deal="1">(.*?)</tr>', sheet, re.S).group(1)
     assert first_line.count("<td") == 2
-    newcomer = re.search(r'<article id="seat-2".*?</article>', page, re.S).group(0)
+    newcomer = element(page, "article", "seat-2")
     assert "Dag" in newcomer and 'class="stats"' not in newcomer and 'class="lives"' not in newcomer
-    played = re.search(r'<article id="seat-1".*?</article>', page, re.S).group(0)
+    played = element(page, "article", "seat-1")
     assert 'class="stats"' in played
 
 
@@ -352,12 +359,12 @@ def test_a_seated_host_may_leave_their_seat_from_the_page(client):
     client.cookies.set(f"cucumber_{code}", tokens[0])
     leave = """hx-vals='{"type": "leave"}'"""
     page = client.get(f"/r/{code}").text
-    controls = re.search(r'<section id="controls".*?</section>', page, re.S).group(0)
+    controls = element(page, "section", "controls")
     assert leave in controls and "You stay host" in controls and "Start the match" in controls
     host = Peer(client, code, tokens[0])
     host.send({"type": "leave"})
     host.until(lambda s: len(s["seats"]) == 1)
-    controls = re.search(r'<section id="controls".*?</section>', client.get(f"/r/{code}").text, re.S).group(0)
+    controls = element(client.get(f"/r/{code}").text, "section", "controls")
     assert leave not in controls and "Start the match" in controls  # still hosting, with no seat to leave
 
 
