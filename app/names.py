@@ -1,8 +1,8 @@
 """What people type: player names and numbers from forms.
 
 Names are 1–20 visible characters after trimming, unique in a room without
-regard to case. Every way in (the table, the API, imported records) checks
-names here.
+regard to case, width or characters drawn as nothing. Every way in (the
+table, the API, imported records) checks names here.
 """
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ _INVISIBLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 _JOINER = "\u200d"  # joins emoji into one picture (👨‍👩‍👧): allowed between visible characters
 _SEEN = ("L", "N", "P", "S")  # letters, numbers, punctuation, symbols
 _BLANK = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}  # letters and symbols drawn as nothing
+_IGNORABLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+              "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+              "\U000e0000-\U000e0fff")  # Unicode's default-ignorable code points: joiners, variation selectors
+_UNDRAWN = re.compile(f"[{_IGNORABLE}{''.join(sorted(_BLANK))}]")
 
 
 class InvalidName(ValueError):
@@ -65,13 +69,14 @@ def shows_something(text: str) -> bool:
 
 
 def same_name(first: str, second: str) -> bool:
-    """Whether two cleaned names count as the same: equal after NFKC and case folding,
-    so "Ana", "ANA" and "Ａｎａ" are one name."""
+    """Whether two cleaned names count as the same: equal after NFKC and case folding, leaving out the
+    characters that are drawn as nothing (joiners, variation selectors, blank fillers). So "Ana", "ANA",
+    "Ａｎａ" and "A\u200dna" are one name."""
     return _folded(first) == _folded(second)
 
 
 def _folded(name: str) -> str:
-    return unicodedata.normalize("NFKC", name).casefold()
+    return _UNDRAWN.sub("", unicodedata.normalize("NFKC", name)).casefold()
 
 
 _WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")

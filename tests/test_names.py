@@ -36,6 +36,19 @@ def test_names_compare_without_case_or_width():
     assert not same_name("Ana", "Anna")
 
 
+@pytest.mark.parametrize("lookalike", [
+    "A\u200dna", "Ana\ufe0f", "A\u034fna", "An\u17b4a", "Ana\U000e0100", "A\u3164na", "Ana\u2800", "An\uffa0a",
+])
+def test_names_that_differ_only_by_characters_drawn_as_nothing_are_the_same(lookalike):
+    assert clean_name(lookalike) != "Ana"  # the name itself is kept as typed
+    assert same_name("Ana", clean_name(lookalike)) and same_name(clean_name(lookalike), "ANA")
+
+
+def test_emoji_joined_or_not_are_one_name_but_other_emoji_are_not():
+    assert same_name("👨\u200d👩\u200d👧", "👨👩👧") and same_name("❤\ufe0f", "❤")
+    assert not same_name("👨\u200d👩\u200d👧", "👨\u200d👩\u200d👦")
+
+
 def test_room_codes_use_unambiguous_characters_and_are_not_reused():
     assert not set(CODE_ALPHABET) & set("01OIL")
     taken = {new_room_code() for _ in range(200)}

@@ -55,8 +55,9 @@ def test_bad_room_requests_are_refused_with_a_json_error(client, body, code):
 
 def test_joining_a_full_room_a_started_match_or_with_a_taken_name_is_a_conflict(client):
     code, tokens = open_room(client, ["Ana", "Ben"])
-    taken = client.post(f"/api/rooms/{code}/players", json={"name": "BEN"})
-    assert taken.status_code == 409 and taken.json()["error"] == "name_taken"
+    for lookalike in ["BEN", "Be\u200dn", "Ben\ufe0f", "B\u034fen"]:  # case, and characters drawn as nothing
+        taken = client.post(f"/api/rooms/{code}/players", json={"name": lookalike})
+        assert taken.status_code == 409 and taken.json()["error"] == "name_taken", lookalike
     for name in ["Cy", "Dag", "Eva", "Finn", "Gus"]:
         assert client.post(f"/api/rooms/{code}/players", json={"name": name}).status_code == 201
     full = client.post(f"/api/rooms/{code}/players", json={"name": "Hal"})
