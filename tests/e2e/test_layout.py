@@ -162,6 +162,15 @@ TRICK_JS = """() => {
 }"""
 
 
+HEADLINE_ROWS_JS = """(text) => {
+  const headline = document.querySelector('#status .headline'), range = document.createRange();
+  headline.textContent = text;
+  range.selectNodeContents(headline);
+  return new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size;
+}"""
+"""The lines the status headline takes once it says ``text`` (the page's own headline is replaced)."""
+
+
 def test_a_trick_of_seven_fits_a_small_phone_in_one_row_above_the_hand_each_name_whole(
         open_tab, server: LiveServer, screenshots: Path) -> None:
     host = server.post("/api/rooms", {"name": "Ana", "preset": "agurk"})
@@ -189,5 +198,8 @@ def test_a_trick_of_seven_fits_a_small_phone_in_one_row_above_the_hand_each_name
     assert trick["trickBottom"] <= trick["handTop"], trick  # not under the hand kept at the bottom of the screen
     check_fit(ana, "a trick of seven", phone=True)
     assert ana.problems() == []
+    # Whoever's turn it is, the headline keeps to one line: a second would push the trick under the hand.
+    longest = max(SEVEN, key=len)
+    assert ana.page.evaluate(HEADLINE_ROWS_JS, f"Waiting for {longest}") == 1
     for player in others.values():
         player.close()
