@@ -655,13 +655,15 @@ async def settle(tables: list[Table], check: Any, seconds: float = SETTLE_SECOND
 # ---------------------------------------------------------------------- phases
 
 
-async def drive(table: Table, pace: float, start: float, end: float, stats: Stats) -> None:
-    """Play at one table until ``end``: ``pace`` seconds (±30 %) between plays, or flat out when 0.
+async def drive(table: Table, pace: float, start: float, end: float, stats: Stats, plays: int | None = None) -> None:
+    """Play at one table until ``end``: ``pace`` seconds (±30 %) between plays, or flat out when 0; with
+    ``plays``, stop sooner once the table has made that many plays.
 
     A finished match is followed by a new one (the host's ``start``).
     """
     next_at = start + (table.rng.uniform(0, pace) if pace else 0)
-    while not table.broken():
+    played = 0
+    while not table.broken() and (plays is None or played < plays):
         moment = time.perf_counter()
         if moment >= end:
             return
@@ -675,8 +677,30 @@ async def drive(table: Table, pace: float, start: float, end: float, stats: Stat
             continue
         if not await table.act(move, stats):
             return
-        if move[0] == "play" and pace:
-            next_at = time.perf_counter() + pace * table.rng.uniform(1 - JITTER, 1 + JITTER)
+        if move[0] == "play":
+            played += 1
+            if pace:
+                next_at = time.perf_counter() + pace * table.rng.uniform(1 - JITTER, 1 + JITTER)
+
+
+async def spread(tables: list[Table], stats: Stats) -> int:
+    """Play each table flat out some way into its first deal: a number of cards drawn for each table from 0 to
+    one short of the whole deal. Human pace then finds the tables at every point of a deal, full hands and
+    nearly empty ones, as real tables are, rather than all at the first lead. Returns the plays made."""
+    counts = []
+    for table in tables:
+        state = table.latest().state()
+        counts.append(table.rng.randrange(len(state["seats"]) * state["rules"]["hand_size"]))
+    end = time.perf_counter() + SETTLE_SECONDS
+    await asyncio.gather(*(drive(table, 0, time.perf_counter(), end, stats, plays=count)
+                           for table, count in zip(tables, counts, strict=True)))
+    return sum(counts)
+
+
+def cards_into_deal(table: Table) -> int:
+    """How many cards have been played in the deal the table's newest state shows."""
+    state = table.latest().state()
+    return sum(len(seat["played"]) for seat in state["seats"]) + len(state["trick"])
 
 
 async def chatter(table: Table, start: float, end: float, stats: Stats) -> None:
@@ -970,12 +994,20 @@ async def set_up(kind: str, config: Config, target: Target, tables: list[Table])
     playing = [table for table in tables if not table.broken()]
     unstarted = set(await settle(playing, Table.started))
     usable = [table for table in playing if table not in unstarted]
+    note(f"{kind}: playing each table some way into its first deal")
+    spread_plays = await spread(usable, setup)
+    unspread = set(await settle(usable, lambda table: table.settled() and not table.pending))
+    usable = [table for table in usable if table not in unspread]
+    into_deal = Counter(cards_into_deal(table) for table in usable)
     return usable, {
         "tables": count, "players": config.players, "page": config.page, "chat": config.chat,
         "languages": list(config.languages),
         "preset": config.preset,
         "sockets": sockets, "sockets_failed": failed, "tables_unsettled": len(unsettled),
         "tables_left_out": count - len(usable),
+        "spread_plays": spread_plays,
+        # The bare server's state shows no card played: only ours says where each table is in its deal.
+        "tables_by_cards_into_deal": dict(sorted(into_deal.items())) if kind == "cucumber" else None,
         "open_tables_s": round(opened - began, 2), "connect_s": round(connected - opened, 2),
         "rss_before_sockets_mb": round(rss_before, 1), "rss_after_sockets_mb": round(rss_after, 1),
         "rss_per_socket_kb": round((rss_after - rss_before) * 1024 / sockets, 1) if sockets else None,

@@ -52,6 +52,21 @@ def test_a_small_run_reports_every_phase_of_both_servers(options):
 
 
 @pytest.mark.timeout(120)
+def test_the_setup_leaves_each_table_some_way_into_its_first_deal():
+    lines = bench("--tables", "8", "--duration", "1", "--flat-duration", "0")
+    setups = {line["server"]: line for line in lines if line["phase"] == "setup"}
+    ours = setups["cucumber"]
+    assert ours["tables_left_out"] == 0
+    into_deal = {int(cards): tables for cards, tables in ours["tables_by_cards_into_deal"].items()}
+    assert sum(into_deal.values()) == 8
+    assert all(0 <= cards < 4 * 3 for cards in into_deal)  # four players of the quick preset's three cards
+    assert len(into_deal) > 1, into_deal  # not all at one point of the deal (1 chance in 12 ** 7 of it)
+    # Every card played in the spread is in the states the setup waited for.
+    assert sum(cards * tables for cards, tables in into_deal.items()) == ours["spread_plays"]
+    assert setups["bare"]["tables_by_cards_into_deal"] is None and setups["bare"]["spread_plays"] >= 0
+
+
+@pytest.mark.timeout(120)
 def test_a_run_with_chat_has_some_tables_chat_at_human_pace():
     lines = bench("--chat", "--page", "--duration", "9", "--flat-duration", "1")
     phases = {(line["server"], line["phase"]): line for line in lines}
