@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from app.wording.language import LANGUAGES, translations
 from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, play_until, sign_in, sync_pages
 
 pytestmark = pytest.mark.e2e
@@ -198,8 +199,13 @@ def test_a_trick_of_seven_fits_a_small_phone_in_one_row_above_the_hand_each_name
     assert trick["trickBottom"] <= trick["handTop"], trick  # not under the hand kept at the bottom of the screen
     check_fit(ana, "a trick of seven", phone=True)
     assert ana.problems() == []
-    # Whoever's turn it is, the headline keeps to one line: a second would push the trick under the hand.
+    # Whoever's turn it is, the headline keeps to one line, in every language and on a phone as narrow as
+    # 360 pixels too: a second line would push the trick under the hand.
     longest = max(SEVEN, key=len)
-    assert ana.page.evaluate(HEADLINE_ROWS_JS, f"Waiting for {longest}") == 1
+    for width in (375, 360):
+        ana.page.set_viewport_size({"width": width, "height": 667})
+        for language in LANGUAGES:
+            waiting = translations(language).gettext("Waiting for %(name)s") % {"name": longest}
+            assert ana.page.evaluate(HEADLINE_ROWS_JS, waiting) == 1, (width, waiting)
     for player in others.values():
         player.close()
