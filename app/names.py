@@ -12,6 +12,10 @@ import unicodedata
 from typing import Any
 
 NAME_MAX = 20
+NAME_INPUT_MAX = 2 * NAME_MAX
+"""The ``maxlength`` of a name box. Browsers count UTF-16 units, two for each character beyond U+FFFF (most
+emoji), so a box of ``NAME_MAX`` cuts such a name short; a name over ``NAME_MAX`` characters that fits the box
+is refused by :func:`clean_name`, with its reason."""
 _INVISIBLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 _JOINER = "\u200d"  # joins emoji into one picture (👨‍👩‍👧): allowed between visible characters
 _SEEN = ("L", "N", "P", "S")  # letters, numbers, punctuation, symbols

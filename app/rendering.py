@@ -40,6 +40,7 @@ except ImportError:  # pragma: no cover (a markupsafe without it)
 from app.bots.strength import BotStrength
 from app.game.cards import Card
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
+from app.names import NAME_INPUT_MAX
 from app.rooms.chat import TEXT_LIMIT
 from app.rooms.schedule import STAND_IN
 from app.rules_form import rules_fields
@@ -224,7 +225,7 @@ templates.env.globals.update(
     presets=PRESETS, describe_preset=describe_preset, default_rules=Rules(), form_fields=rules_fields,
     preset_options={name: rules.to_dict() for name, rules in PRESETS.items()},
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, rule_options={option.name: option for option in OPTIONS},
-    bot_strengths=tuple(BotStrength), stand_in_bot=STAND_IN,
+    bot_strengths=tuple(BotStrength), stand_in_bot=STAND_IN, name_input_max=NAME_INPUT_MAX,
     language=language, text_direction=text_direction, languages=LANGUAGES, game_name=game_name,
 )
 templates.env.filters.update(

@@ -84,3 +84,24 @@ def test_markup_names_show_as_text_everywhere_and_run_nothing(open_tab, server: 
     names_in_replay = watcher.page.locator(".replay-hand .name").all_inner_texts()
     assert {name.removesuffix(" (dealer)") for name in names_in_replay} <= set(NAMES)
     assert_names_are_text(watcher, "match page")
+
+
+
+def test_a_name_of_twenty_emoji_is_typed_whole_and_a_longer_name_is_refused_with_its_reason(
+        open_tab, server: LiveServer) -> None:
+    tab = open_tab("emoji")
+    tab.goto("/")
+    box = tab.page.locator("input[name=name]")
+    box.press_sequentially("Wolfeschlegelsteinhau")  # 21 letters: the box takes them, the server refuses them
+    tab.page.click("form.rules-form button[type=submit]")
+    assert "at most 20 characters" in tab.page.inner_text("main")
+    assert tab.page.input_value("input[name=name]") == "Wolfeschlegelsteinhau"  # kept, to be mended
+    name = "🥒" * 20  # each two UTF-16 units, which is what a browser's maxlength counts
+    tab.page.fill("input[name=name]", "")
+    box.press_sequentially(name)
+    assert tab.page.input_value("input[name=name]") == name
+    tab.page.click("form.rules-form button[type=submit]")
+    tab.page.wait_for_url("**/r/*")
+    code = tab.page.get_attribute("main#room", "data-code")
+    assert [seat["name"] for seat in server.room(code)["state"]["seats"]] == [name]
+    assert all("422" in line for line in tab.problems()), tab.problems()  # the refusal, and nothing else
