@@ -691,10 +691,10 @@ async def spread(tables: list[Table], stats: Stats) -> int:
     for table in tables:
         state = table.latest().state()
         counts.append(table.rng.randrange(len(state["seats"]) * state["rules"]["hand_size"]))
-    end = time.perf_counter() + SETTLE_SECONDS
+    sent, end = stats.sent, time.perf_counter() + SETTLE_SECONDS
     await asyncio.gather(*(drive(table, 0, time.perf_counter(), end, stats, plays=count)
                            for table, count in zip(tables, counts, strict=True)))
-    return sum(counts)
+    return stats.sent - sent
 
 
 def cards_into_deal(table: Table) -> int:
