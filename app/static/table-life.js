@@ -1,7 +1,8 @@
 // The table page's life between two states: a short tone when your turn comes (off until the player
-// turns it on, remembered in this browser), the turn clock counting down, cards moving from a seat to
-// the trick and from the trick to the piles (none under prefers-reduced-motion), sharing the room link
-// where the browser can, and disclosures that stay open when their region is sent again.
+// turns it on, remembered in this browser), the turn clock counting down, the trick brought into view on
+// a small screen, cards moving from a seat to the trick and from the trick to the piles (none under
+// prefers-reduced-motion), sharing the room link where the browser can, and disclosures that stay open
+// when their region is sent again.
 (function () {
   "use strict";
 
@@ -75,6 +76,33 @@
     return !!status && status.classList.contains("your-turn");
   }
   var wasMine = myTurn();
+
+  // ---- The trick in view: on a phone the hand stays at the bottom of the screen (app.css), and on a small
+  // one the room's heading and link leave no room above it for the trick. When a deal starts (or the page
+  // opens on one) and when your turn comes, the page scrolls just enough for the whole trick to show above
+  // the hand, or for its top to be at the top of the screen should it not fit. Not while you type (the
+  // chat), and not again before the next such moment: you may scroll away meanwhile.
+  var MARGIN_PX = 8;
+
+  function holding() {
+    var hand = document.getElementById("hand");
+    return !!hand && !hand.hidden && !!hand.querySelector(".card-button");
+  }
+  var wasHolding = holding();
+
+  function showTrick() {
+    var trick = document.getElementById("trick");
+    var hand = document.getElementById("hand");
+    var typing = document.activeElement && document.activeElement.matches("input, textarea, select");
+    if (!trick || trick.hidden || !holding() || typing || getComputedStyle(hand).position !== "sticky") return;
+    var box = trick.getBoundingClientRect();
+    var floor = hand.getBoundingClientRect().top - MARGIN_PX;
+    var by = 0;
+    if (box.bottom > floor) by = Math.min(box.bottom - floor, box.top - MARGIN_PX);
+    else if (box.top < MARGIN_PX) by = box.top - MARGIN_PX;
+    if (by) window.scrollBy(0, by);
+  }
+  if (wasHolding) showTrick();
 
   // ---- The turn clock: the seconds left, counted down from what the state said when it arrived.
   function tick() {
@@ -165,8 +193,11 @@
     }
     tick();
     var mine = myTurn();
+    var held = holding();
     if (mine && !wasMine && soundOn()) tone();
+    if ((mine && !wasMine) || (held && !wasHolding)) showTrick();
     wasMine = mine;
+    wasHolding = held;
   });
 
   // ---- Sharing the room link with the system's share sheet, where the browser has one.

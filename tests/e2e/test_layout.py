@@ -172,19 +172,28 @@ HEADLINE_ROWS_JS = """(text) => {
 """The lines the status headline takes once it says ``text`` (the page's own headline is replaced)."""
 
 
-def test_a_trick_of_seven_fits_a_small_phone_in_one_row_above_the_hand_each_name_whole(
-        open_tab, server: LiveServer, screenshots: Path) -> None:
+def seven_on_a_phone(open_tab: Any, server: LiveServer, label: str, viewport: dict[str, int], others: list[str],
+                     language: str | None = None) -> tuple[Tab, str, dict[int, ProtocolPlayer]]:
+    """A match of the agurk preset started by Ana on a phone's page of ``viewport`` (in ``language``, else
+    English), with ``others`` seated after her over the protocol; returns her tab, the room code and them."""
     host = server.post("/api/rooms", {"name": "Ana", "preset": "agurk"})
     code = host["code"]
-    ana = open_tab("phone-seven", viewport={"width": 375, "height": 667}, device_scale_factor=2, is_mobile=True,
-                   has_touch=True)
+    ana = open_tab(label, viewport=viewport, device_scale_factor=2, is_mobile=True, has_touch=True)
+    if language is not None:
+        ana.context.add_cookies([{"name": "cucumber_lang", "value": language, "url": server.url}])
     sign_in(ana, code, host["token"])
     ana.goto(f"/r/{code}")
-    others = {seat: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
-              for seat, name in enumerate(SEVEN, start=1)}
+    players = {seat: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
+               for seat, name in enumerate(others, start=1)}
     sync_pages(server, code, [ana])
     ana.page.click("#controls button.start")
     server.wait_room(code, lambda now: now["state"]["phase"] == "playing")
+    return ana, code, players
+
+
+def test_a_trick_of_seven_fits_a_small_phone_in_one_row_above_the_hand_each_name_whole(
+        open_tab, server: LiveServer, screenshots: Path) -> None:
+    ana, code, others = seven_on_a_phone(open_tab, server, "phone-seven", {"width": 375, "height": 667}, SEVEN)
     answer = play_until(server, code, {0: ana}, others, lambda now: len(now["state"]["trick"]) == 6)
     ana.page.evaluate("() => window.scrollTo(0, 0)")
     shoot(ana, screenshots, "phone-seven-trick")
@@ -207,5 +216,35 @@ def test_a_trick_of_seven_fits_a_small_phone_in_one_row_above_the_hand_each_name
         for language in LANGUAGES:
             waiting = translations(language).gettext("Waiting for %(name)s") % {"name": longest}
             assert ana.page.evaluate(HEADLINE_ROWS_JS, waiting) == 1, (width, waiting)
+    for player in others.values():
+        player.close()
+
+
+WIDE = ["WWWWWWWWWWWWWWWWWWWW", "Maximiliankowalewski", "Bartholomewkristians", "MARGARETHE WOLFGANGS",
+        "Mmmmmmmmmmmmmmmmmmmm", "Åse Marie Wøllmannsø"]
+"""The others at a full table, each 20 characters of the widest letters: names that wrap under their cards."""
+
+TRICK_IN_VIEW_JS = """() => {
+  const trick = document.getElementById('trick').getBoundingClientRect();
+  return {top: trick.top, bottom: trick.bottom, handTop: document.getElementById('hand').getBoundingClientRect().top,
+          scrolled: window.scrollY};
+}"""
+
+
+def test_on_a_small_phone_the_whole_trick_comes_into_view_above_the_hand_when_your_turn_comes(
+        open_tab, server: LiveServer, screenshots: Path) -> None:
+    ana, code, others = seven_on_a_phone(open_tab, server, "small-phone-seven", {"width": 320, "height": 568}, WIDE,
+                                         language="de")  # long words
+    for turns in range(2):  # the page's heading, link and status leave no room for the trick at the top
+        play_until(server, code, {0: ana}, others,
+                   lambda now: now["state"]["turn"] == 0 and len(now["state"]["trick"]) >= 3)
+        seen = ana.page.evaluate(TRICK_IN_VIEW_JS)
+        ana.page.wait_for_timeout(350)  # the cards' motion
+        ana.page.screenshot(path=str(screenshots / f"small-phone-seven-turn-{turns}.png"))  # the screen as scrolled
+        assert seen["scrolled"] > 0 and seen["top"] >= 0 and seen["bottom"] <= seen["handTop"], seen
+        ana.page.evaluate("() => window.scrollTo(0, 0)")  # scrolled away: the next turn brings it back
+        ana.page.locator("#hand .card-button.playable").first.click()
+        server.wait_room(code, lambda now: now["state"]["turn"] != 0)
+    assert ana.problems() == []
     for player in others.values():
         player.close()
