@@ -342,7 +342,8 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
     except RoomError as error:
         view = _viewer_view(request, room)
         return templates.TemplateResponse(request, "room.html",
-                                          _page_context(request, room, settings, view, error.message),
+                                          {**_page_context(request, room, settings, view, error.message),
+                                           "typed_name": name},
                                           status_code=error.status)
     return _seated_redirect(request, settings, room.code, token)
 

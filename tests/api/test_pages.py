@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from markupsafe import escape
 
 from app.bots.strength import BotStrength
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -242,6 +243,18 @@ def test_a_spectator_may_join_while_a_seat_is_free(client):
     code, _ = open_room(client, ["Ana"])
     client.cookies.clear()
     assert f'action="/r/{code}/join"' in client.get(f"/r/{code}").text
+
+
+def test_a_name_refused_on_the_room_page_stays_in_its_box_as_text(client):
+    code, _ = open_room(client, ["Ana"])
+    client.cookies.clear()
+    for name, error in [("ANA", "taken"), ('"><img src=x>' * 2, "at most 20 characters")]:
+        answer = client.post(f"/r/{code}/join", data={"name": name})
+        assert answer.status_code in (409, 422) and error in answer.text
+        box = re.search(r'<input id="join-name"[^>]*>', answer.text)
+        assert box is not None and f'value="{escape(name)}"' in box.group(0), name
+        assert "<img src=x>" not in answer.text
+    assert 'value=""' in re.search(r'<input id="join-name"[^>]*>', client.get(f"/r/{code}").text).group(0)
 
 
 def test_the_seat_limits_on_the_pages_are_the_engines(client):

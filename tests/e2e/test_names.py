@@ -105,3 +105,23 @@ def test_a_name_of_twenty_emoji_is_typed_whole_and_a_longer_name_is_refused_with
     code = tab.page.get_attribute("main#room", "data-code")
     assert [seat["name"] for seat in server.room(code)["state"]["seats"]] == [name]
     assert all("422" in line for line in tab.problems()), tab.problems()  # the refusal, and nothing else
+
+
+def test_a_name_half_typed_in_the_join_box_outlives_the_room_changing_and_a_refused_one_stays_to_mend(
+        open_tab, server: LiveServer) -> None:
+    host = server.post("/api/rooms", {"name": "Ana", "preset": "quick"})
+    code = host["code"]
+    cy = open_tab("Cy")
+    cy.goto(f"/r/{code}")
+    cy.wait_live()
+    cy.page.fill("#join input[name=name]", "Cyri")  # still typing when Ben sits down
+    server.post(f"/api/rooms/{code}/players", {"name": "Ben"})
+    sync_pages(server, code, [cy])
+    assert cy.page.input_value("#join input[name=name]") == "Cyri"
+    cy.page.fill("#join input[name=name]", "BEN")  # taken: refused, and kept in the box to mend
+    cy.page.click("#join button[type=submit]")
+    assert "taken" in cy.page.inner_text("main")
+    cy.wait_live()
+    sync_pages(server, code, [cy])
+    assert cy.page.input_value("#join input[name=name]") == "BEN"
+    assert all("409" in line for line in cy.problems()), cy.problems()
