@@ -22,8 +22,12 @@ _SEEN = ("L", "N", "P", "S")  # letters, numbers, punctuation, symbols
 _BLANK = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"}  # letters and symbols drawn as nothing
 _IGNORABLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
               "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-              "\U000e0000-\U000e0fff")  # Unicode's default-ignorable code points: joiners, variation selectors
+              "\U000e0000-\U000e001f\U000e0080-\U000e0fff")
+"""Unicode's default-ignorable code points (joiners, variation selectors), but for the tags U+E0020–E007F:
+those are drawn, as the flag they spell (:data:`_FLAG`)."""
 _UNDRAWN = re.compile(f"[{_IGNORABLE}{''.join(sorted(_BLANK))}]")
+_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+"""A flag spelled with tags after a black flag (🏴 and "gbsct" is Scotland's): its tags are drawn, as the flag."""
 
 
 class InvalidName(ValueError):
@@ -47,8 +51,9 @@ def clean_name(raw: object) -> str:
 
     Raises :class:`InvalidName` unless the result has 1 to 20 characters:
     letters, marks, numbers, punctuation, symbols, single spaces between
-    words and emoji joiners, with at least one character that is drawn
-    (not blank-looking fillers or lone combining marks).
+    words, emoji joiners and the tags of a flag (🏴 and its tags, as
+    Scotland's), with at least one character that is drawn (not
+    blank-looking fillers or lone combining marks).
     """
     if not isinstance(raw, str):
         raise InvalidName("a name must be text", "name_not_text")
@@ -59,7 +64,8 @@ def clean_name(raw: object) -> str:
         raise InvalidName(f"a name has at most {NAME_MAX} characters", "name_too_long", count=NAME_MAX)
     joiners_ok = all(0 < index < len(name) - 1 and not name[index - 1].isspace() and not name[index + 1].isspace()
                      for index, char in enumerate(name) if char == _JOINER)
-    if not joiners_ok or any(unicodedata.category(char) in _INVISIBLE for char in name if char != _JOINER):
+    drawn = _FLAG.sub("\U0001f3f4", name)
+    if not joiners_ok or any(unicodedata.category(char) in _INVISIBLE for char in drawn if char != _JOINER):
         raise InvalidName("a name may only contain visible characters", "name_invisible")
     if not shows_something(name):
         raise InvalidName("a name needs at least one visible letter, digit or symbol", "name_blank")

@@ -44,6 +44,18 @@ def test_names_that_differ_only_by_characters_drawn_as_nothing_are_the_same(look
     assert same_name("Ana", clean_name(lookalike)) and same_name(clean_name(lookalike), "ANA")
 
 
+SCOTLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+WALES = "\U0001f3f4\U000e0067\U000e0062\U000e0077\U000e006c\U000e0073\U000e007f"
+
+
+def test_a_flag_spelled_with_tags_is_a_name_and_two_such_flags_are_two_names():
+    assert clean_name(f"Ian {SCOTLAND}") == f"Ian {SCOTLAND}"
+    assert not same_name(f"Ian {SCOTLAND}", f"Ian {WALES}") and not same_name(f"Ian {SCOTLAND}", "Ian \U0001f3f4")
+    for stray in ["A\U000e0067na", "\U0001f3f4\U000e0067\U000e0062", f"Ana {SCOTLAND[1:]}", "Ana \U000e007f"]:
+        with pytest.raises(InvalidName):  # tags outside a flag, or a flag never ended
+            clean_name(stray)
+
+
 def test_emoji_joined_or_not_are_one_name_but_other_emoji_are_not():
     assert same_name("👨\u200d👩\u200d👧", "👨👩👧") and same_name("❤\ufe0f", "❤")
     assert not same_name("👨\u200d👩\u200d👧", "👨\u200d👩\u200d👦")
