@@ -26,8 +26,10 @@ _IGNORABLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u2
 """Unicode's default-ignorable code points (joiners, variation selectors), but for the tags U+E0020–E007F:
 those are drawn, as the flag they spell (:data:`_FLAG`)."""
 _UNDRAWN = re.compile(f"[{_IGNORABLE}{''.join(sorted(_BLANK))}]")
-_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
-"""A flag spelled with tags after a black flag (🏴 and "gbsct" is Scotland's): its tags are drawn, as the flag."""
+_FLAG = re.compile("\U0001f3f4(?:" + "|".join("".join(chr(0xE0000 + ord(letter)) for letter in region)
+                                           for region in ("gbeng", "gbsct", "gbwls")) + ")\U000e007f")
+"""England's, Scotland's and Wales' flags, each a black flag and the tags that spell its region ("gbsct"): the
+flags spelled with tags that are drawn as such. Other tags would show a plain black flag, or nothing."""
 
 
 class InvalidName(ValueError):
@@ -86,7 +88,7 @@ def same_name(first: str, second: str) -> bool:
 
 
 def _folded(name: str) -> str:
-    return _UNDRAWN.sub("", unicodedata.normalize("NFKC", name)).casefold()
+    return " ".join(_UNDRAWN.sub("", unicodedata.normalize("NFKC", name)).casefold().split())
 
 
 _WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")

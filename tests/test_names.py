@@ -38,6 +38,7 @@ def test_names_compare_without_case_or_width():
 
 @pytest.mark.parametrize("lookalike", [
     "A\u200dna", "Ana\ufe0f", "A\u034fna", "An\u17b4a", "Ana\U000e0100", "A\u3164na", "Ana\u2800", "An\uffa0a",
+    "Ana \u3164", "\u2800 Ana", "Ana \u3164 \u2800",  # a filler as a word of its own: the space goes with it
 ])
 def test_names_that_differ_only_by_characters_drawn_as_nothing_are_the_same(lookalike):
     assert clean_name(lookalike) != "Ana"  # the name itself is kept as typed
@@ -51,8 +52,12 @@ WALES = "\U0001f3f4\U000e0067\U000e0062\U000e0077\U000e006c\U000e0073\U000e007f"
 def test_a_flag_spelled_with_tags_is_a_name_and_two_such_flags_are_two_names():
     assert clean_name(f"Ian {SCOTLAND}") == f"Ian {SCOTLAND}"
     assert not same_name(f"Ian {SCOTLAND}", f"Ian {WALES}") and not same_name(f"Ian {SCOTLAND}", "Ian \U0001f3f4")
-    for stray in ["A\U000e0067na", "\U0001f3f4\U000e0067\U000e0062", f"Ana {SCOTLAND[1:]}", "Ana \U000e007f"]:
-        with pytest.raises(InvalidName):  # tags outside a flag, or a flag never ended
+    tags = {letter: chr(0xE0000 + ord(letter)) for letter in "gbzGBSCT "}
+    for stray in ["A\U000e0067na", "\U0001f3f4\U000e0067\U000e0062", f"Ana {SCOTLAND[1:]}", "Ana \U000e007f",
+                  "\U0001f3f4" + "".join(tags[letter] for letter in "zz") + "\U000e007f",  # no such flag: a plain 🏴
+                  "\U0001f3f4" + "".join(tags[letter] for letter in "GBSCT") + "\U000e007f",
+                  "\U0001f3f4" + tags[" "] + "\U000e007f"]:
+        with pytest.raises(InvalidName):  # tags outside a flag, a flag never ended, or one nobody draws
             clean_name(stray)
 
 
