@@ -79,9 +79,10 @@
 
   // ---- The trick in view: on a phone the hand stays at the bottom of the screen (app.css), and on a small
   // one the room's heading and link leave no room above it for the trick. When a deal starts (or the page
-  // opens on one) and when your turn comes, the page scrolls just enough for the whole trick to show above
-  // the hand, or for its top to be at the top of the screen should it not fit. Not while you type (the
-  // chat), and not again before the next such moment: you may scroll away meanwhile.
+  // opens or is reloaded on one) and at each of your turns, the page scrolls just enough for the whole trick
+  // to show above the hand, or for its top to be at the top of the screen should it not fit. Not while you
+  // are writing (a chat line not sent yet), and not again before the next such moment: you may scroll away
+  // meanwhile.
   var MARGIN_PX = 8;
 
   function holding() {
@@ -90,11 +91,20 @@
   }
   var wasHolding = holding();
 
+  // Each of your turns, told apart by what the hand sends with its card (the cards played in the deal so
+  // far): you may lead at once after taking the trick you closed. ``null`` when it is not your turn.
+  function yourMoment() {
+    var cards = myTurn() && document.querySelector("#hand .hand-cards[hx-vals]");
+    return cards ? cards.getAttribute("hx-vals") : null;
+  }
+  var wasMoment = yourMoment();
+
   function showTrick() {
     var trick = document.getElementById("trick");
     var hand = document.getElementById("hand");
-    var typing = document.activeElement && document.activeElement.matches("input, textarea, select");
-    if (!trick || trick.hidden || !holding() || typing || getComputedStyle(hand).position !== "sticky") return;
+    var field = document.activeElement;
+    var writing = !!field && field.matches("input, textarea") && field.value !== "";
+    if (!trick || trick.hidden || !holding() || writing || getComputedStyle(hand).position !== "sticky") return;
     var box = trick.getBoundingClientRect();
     var floor = hand.getBoundingClientRect().top - MARGIN_PX;
     var by = 0;
@@ -102,7 +112,12 @@
     else if (box.top < MARGIN_PX) by = box.top - MARGIN_PX;
     if (by) window.scrollBy(0, by);
   }
-  if (wasHolding) showTrick();
+  if (wasHolding) {
+    // Reloaded during a deal: the table, not where the page was scrolled before (the browser would put that
+    // back after this).
+    if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+    showTrick();
+  }
 
   // ---- The turn clock: the seconds left, counted down from what the state said when it arrived.
   function tick() {
@@ -194,10 +209,12 @@
     tick();
     var mine = myTurn();
     var held = holding();
+    var moment = yourMoment();
     if (mine && !wasMine && soundOn()) tone();
-    if ((mine && !wasMine) || (held && !wasHolding)) showTrick();
+    if ((moment && moment !== wasMoment) || (held && !wasHolding)) showTrick();
     wasMine = mine;
     wasHolding = held;
+    wasMoment = moment;
   });
 
   // ---- Sharing the room link with the system's share sheet, where the browser has one.

@@ -245,6 +245,12 @@ def test_on_a_small_phone_the_whole_trick_comes_into_view_above_the_hand_when_yo
         ana.page.evaluate("() => window.scrollTo(0, 0)")  # scrolled away: the next turn brings it back
         ana.page.locator("#hand .card-button.playable").first.click()
         server.wait_room(code, lambda now: now["state"]["turn"] != 0)
+    ana.page.evaluate("() => window.scrollTo(0, 0)")
+    ana.page.reload()  # not at her turn: reloaded at the top of the page, the page opens on the table
+    ana.wait_live()
+    sync_pages(server, code, [ana])
+    seen = ana.page.evaluate(TRICK_IN_VIEW_JS)
+    assert seen["scrolled"] > 0 and seen["top"] >= 0 and seen["bottom"] <= seen["handTop"], seen
     assert ana.problems() == []
     for player in others.values():
         player.close()
