@@ -112,9 +112,9 @@
     else if (box.top < MARGIN_PX) by = box.top - MARGIN_PX;
     if (by) window.scrollBy(0, by);
   }
-  if (wasHolding) {
-    // Reloaded during a deal: the table, not where the page was scrolled before (the browser would put that
-    // back after this).
+  if (wasHolding && getComputedStyle(document.getElementById("hand")).position === "sticky") {
+    // Reloaded during a deal on a phone: the table, not where the page was scrolled before (the browser
+    // would put that back after this).
     if ("scrollRestoration" in history) history.scrollRestoration = "manual";
     showTrick();
   }
