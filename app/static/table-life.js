@@ -99,20 +99,25 @@
   }
   var wasMoment = yourMoment();
 
+  // The phone layout: the hand kept at the bottom of the screen.
+  function handKeptInView() {
+    var hand = document.getElementById("hand");
+    return !!hand && getComputedStyle(hand).position === "sticky";
+  }
+
   function showTrick() {
     var trick = document.getElementById("trick");
-    var hand = document.getElementById("hand");
     var field = document.activeElement;
     var writing = !!field && field.matches("input, textarea") && field.value !== "";
-    if (!trick || trick.hidden || !holding() || writing || getComputedStyle(hand).position !== "sticky") return;
+    if (!trick || trick.hidden || !holding() || writing || !handKeptInView()) return;
     var box = trick.getBoundingClientRect();
-    var floor = hand.getBoundingClientRect().top - MARGIN_PX;
+    var floor = document.getElementById("hand").getBoundingClientRect().top - MARGIN_PX;
     var by = 0;
     if (box.bottom > floor) by = Math.min(box.bottom - floor, box.top - MARGIN_PX);
     else if (box.top < MARGIN_PX) by = box.top - MARGIN_PX;
     if (by) window.scrollBy(0, by);
   }
-  if (wasHolding && getComputedStyle(document.getElementById("hand")).position === "sticky") {
+  if (wasHolding && handKeptInView()) {
     // Reloaded during a deal on a phone: the table, not where the page was scrolled before (the browser
     // would put that back after this).
     if ("scrollRestoration" in history) history.scrollRestoration = "manual";

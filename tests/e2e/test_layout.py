@@ -231,6 +231,14 @@ TRICK_IN_VIEW_JS = """() => {
 }"""
 
 
+def trick_in_view(tab: Tab) -> dict[str, float]:
+    """Where the trick and the hand are on the screen, asserting that the page scrolled to show the whole trick
+    above the hand; returns what it measured (px: ``top``, ``bottom``, ``handTop``, ``scrolled``)."""
+    seen = tab.page.evaluate(TRICK_IN_VIEW_JS)
+    assert seen["scrolled"] > 0 and seen["top"] >= 0 and seen["bottom"] <= seen["handTop"], seen
+    return seen
+
+
 def test_on_a_small_phone_the_whole_trick_comes_into_view_above_the_hand_when_your_turn_comes(
         open_tab, server: LiveServer, screenshots: Path) -> None:
     ana, code, others = seven_on_a_phone(open_tab, server, "small-phone-seven", {"width": 320, "height": 568}, WIDE,
@@ -238,10 +246,9 @@ def test_on_a_small_phone_the_whole_trick_comes_into_view_above_the_hand_when_yo
     for turns in range(2):  # the page's heading, link and status leave no room for the trick at the top
         play_until(server, code, {0: ana}, others,
                    lambda now: now["state"]["turn"] == 0 and len(now["state"]["trick"]) >= 3)
-        seen = ana.page.evaluate(TRICK_IN_VIEW_JS)
+        trick_in_view(ana)
         ana.page.wait_for_timeout(350)  # the cards' motion
         ana.page.screenshot(path=str(screenshots / f"small-phone-seven-turn-{turns}.png"))  # the screen as scrolled
-        assert seen["scrolled"] > 0 and seen["top"] >= 0 and seen["bottom"] <= seen["handTop"], seen
         ana.page.evaluate("() => window.scrollTo(0, 0)")  # scrolled away: the next turn brings it back
         ana.page.locator("#hand .card-button.playable").first.click()
         server.wait_room(code, lambda now: now["state"]["turn"] != 0)
@@ -249,8 +256,7 @@ def test_on_a_small_phone_the_whole_trick_comes_into_view_above_the_hand_when_yo
     ana.page.reload()  # not at her turn: reloaded at the top of the page, the page opens on the table
     ana.wait_live()
     sync_pages(server, code, [ana])
-    seen = ana.page.evaluate(TRICK_IN_VIEW_JS)
-    assert seen["scrolled"] > 0 and seen["top"] >= 0 and seen["bottom"] <= seen["handTop"], seen
+    trick_in_view(ana)
     assert ana.problems() == []
     for player in others.values():
         player.close()

@@ -86,7 +86,6 @@ def test_markup_names_show_as_text_everywhere_and_run_nothing(open_tab, server: 
     assert_names_are_text(watcher, "match page")
 
 
-
 def test_a_name_of_twenty_emoji_is_typed_whole_and_a_longer_name_is_refused_with_its_reason(
         open_tab, server: LiveServer) -> None:
     tab = open_tab("emoji")
