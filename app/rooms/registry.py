@@ -32,6 +32,7 @@ from app.rooms.persistence import RoomStore, StorageUnavailable
 from app.rooms.retention import RoomFacts, is_idle, is_unused
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
+from app.rooms.versions import MAX_EPOCH
 from app.settings import Settings
 from app.storage import Fence, RoomCodeTaken, RoomSnapshot
 from app.waits import pause, wait_ended
@@ -83,7 +84,7 @@ class RoomRegistry:
                         away_grace=settings.away_grace_seconds, hard_budget=settings.hard_bot_budget_seconds,
                         seat_link=settings.seat_link_seconds)
         store = self.store.fenced(Fence(code, epoch, self.process), on_lost=lambda: self.lost(code, epoch))
-        room = Room(code=code, rules=rules, store=store, timing=timing, created_at=created_at)
+        room = Room(code=code, rules=rules, store=store, timing=timing, created_at=created_at, epoch=epoch)
         self.stores[code] = store
         return room
 
@@ -160,6 +161,9 @@ class RoomRegistry:
             rules = Rules.from_dict(snap.rules)
         except (InvalidRules, TypeError):
             log.error("room %s: stored rules are not valid; skipped", snap.code)
+            return None
+        if snap.epoch > MAX_EPOCH:
+            log.error("room %s: taken %d times, more than its versions can count; skipped", snap.code, snap.epoch)
             return None
         room = self._new_room(snap.code, rules, snap.epoch, snap.created_at)
         stored = sorted(snap.seats, key=lambda s: s.seat)

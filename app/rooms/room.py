@@ -44,6 +44,7 @@ from app.rooms.schedule import (
 from app.rooms.seat_links import Link, LinkKind, SeatLinks, link_seat
 from app.rooms.stepping import check_step
 from app.rooms.timer import TimedAction, Timer
+from app.rooms.versions import first_version
 from app.rooms.views import RoomView, Table, room_view
 
 log = logging.getLogger(__name__)
@@ -56,18 +57,17 @@ class Room:
     """A table people join by its code, and the match played at it.
 
     Actions are coroutines that raise :class:`RoomError` and change nothing
-    when refused. ``version`` grows with every change (it starts from the
-    time in microseconds, so it keeps growing across restarts). The host is
-    known by token hash and keeps hosting after giving up their seat.
+    when refused. ``version`` grows with every change, from ``epoch``'s first (:mod:`.versions`), whatever
+    the clock says. The host is known by token hash and keeps hosting after giving up their seat.
     """
 
     def __init__(self, *, code: str, rules: Rules, store: RoomStore, timing: Timing | None = None,
                  rng: random.Random | None = None, created_at: datetime | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, epoch: int = 0) -> None:
         self.code = code
         self.lobby = Lobby(rules)
         self.current = CurrentMatch(store, code)
-        self.version = time.time_ns() // 1000
+        self.version = first_version(epoch)
         self.created_at = created_at or now()
         self.presence = Presence()
         self.lock = asyncio.Lock()

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from app.game.rules import Rules
 from app.identity import hash_token
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.registry import RoomRegistry, new_process_id
+from app.rooms.versions import EPOCH_VERSIONS, MAX_EPOCH, first_version
 from app.settings import Settings
 from app.storage import StorageError
 from tests.rooms.test_room import Socket, connect
@@ -63,6 +66,47 @@ async def test_a_restart_takes_every_open_room_under_a_new_epoch(store):
     for registry in (first, restarted):
         for live in registry.rooms.values():
             live.close()
+
+
+async def test_versions_count_up_from_the_epoch_across_restarts_and_takeovers_whatever_the_clock_says(
+        store, monkeypatch):
+    first = RoomRegistry(SETTINGS, store, process="first")
+    room, _, _ = await first.create("Ana", Rules())
+    assert room.version == first_version(1) + 1 > time.time_ns() // 1000  # above the clock-based versions of old
+    await room.join("Ben")
+    assert room.version == first_version(1) + 2  # one a change (the creator's seat, then Ben's)
+    moment, nanoseconds = time.time(), time.time_ns()
+    monkeypatch.setattr(time, "time", lambda: moment - 3600)  # the clock steps an hour back
+    monkeypatch.setattr(time, "time_ns", lambda: nanoseconds - 3600 * 10**9)
+    restarted = RoomRegistry(SETTINGS, store, process="again")
+    await restarted.restore()
+    again = restarted.get(room.code)
+    assert first_version(2) <= again.version < first_version(3) and again.version > room.version
+    taken = await RoomRegistry(SETTINGS, store, process="third").take(room.code)
+    assert taken is not None and first_version(3) <= taken.version < first_version(4)
+    for live in (room, again, taken):
+        live.close()
+
+
+def test_versions_stay_below_2_to_the_53_and_an_epoch_past_the_last_is_refused():
+    assert first_version(0) == 2**52 and first_version(1) - first_version(0) == EPOCH_VERSIONS == 2**32
+    assert first_version(MAX_EPOCH) + EPOCH_VERSIONS - 1 == 2**53 - 1
+    for epoch in (-1, MAX_EPOCH + 1):
+        with pytest.raises(ValueError, match="2\\^53"):
+            first_version(epoch)
+
+
+async def test_a_room_taken_more_often_than_its_versions_can_count_is_skipped(store, caplog):
+    room, _, _ = await RoomRegistry(SETTINGS, store, process="first").create("Ana", Rules())
+    room.close()
+    engine = create_engine(store.storage.url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE rooms SET epoch = :epoch WHERE code = :code"),
+                           {"epoch": MAX_EPOCH, "code": room.code})
+    engine.dispose()
+    restarted = RoomRegistry(SETTINGS, store, process="again")
+    assert await restarted.restore() == 1 and restarted.get(room.code) is None
+    assert f"room {room.code}: taken {MAX_EPOCH + 1} times" in caplog.text
 
 
 async def play_to_the_last_card(room) -> str:

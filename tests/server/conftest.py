@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -28,10 +29,20 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-class Server:
-    """One server process; :meth:`kill` is ``kill -9``, :meth:`start` starts it again on the same port."""
+def rising(versions: list[int]) -> bool:
+    """Whether each version is above the one before."""
+    return all(earlier < later for earlier, later in itertools.pairwise(versions))
 
-    def __init__(self, database_url: str, log: Path, **settings: Any) -> None:
+
+class Server:
+    """One server process; :meth:`kill` is ``kill -9``, :meth:`start` starts it again on the same port.
+
+    ``clock_shift``: seconds the process's wall clock is off from the machine's (negative: behind), as
+    :mod:`tests.server.shifted_clock` sets it; it may be changed before a :meth:`start`.
+    """
+
+    def __init__(self, database_url: str, log: Path, *, clock_shift: float = 0, **settings: Any) -> None:
+        self.clock_shift = clock_shift
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "DATABASE_URL": database_url, "CUCUMBER_DEAL_PAUSE_SECONDS": "0",
@@ -43,8 +54,9 @@ class Server:
     def start(self) -> None:
         """Start the process and wait until ``/healthz`` answers."""
         with open(self.log, "ab") as out:
+            run = ["-m", "app"] if not self.clock_shift else ["-m", "tests.server.shifted_clock", str(self.clock_shift)]
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "app", "serve", "--port", str(self.port)], env=self.env,
+                [sys.executable, *run, "serve", "--port", str(self.port)], env=self.env,
                 stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -113,6 +125,8 @@ class Client:
         self.socket.send(json.dumps({"type": "hello", "token": token} if token else {"type": "hello"}))
         self.state: dict[str, Any] | None = None
         self.version = -1
+        self.versions: list[int] = []
+        """The version of every state received, in order."""
         self.frames: list[str] = []
         """Every frame received, as sent."""
         self.next_state()
@@ -128,6 +142,7 @@ class Client:
         message = json.loads(frame)
         if message["type"] == "state":
             self.state, self.version = message["state"], message["version"]
+            self.versions.append(self.version)
         return message
 
     def next_state(self) -> dict[str, Any]:

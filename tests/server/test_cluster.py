@@ -24,7 +24,7 @@ from app.cluster.leases import room_key
 from app.game.record import replay
 from app.storage import Storage
 from tests.conftest import fresh_database
-from tests.server.conftest import Client, Server, free_port
+from tests.server.conftest import Client, Server, free_port, rising
 from tests.server.test_restart import Table, comparable, open_table
 
 pytestmark = [pytest.mark.server]
@@ -396,3 +396,26 @@ def wait_for(check: Callable[[], Any], seconds: float = 20) -> None:
             pass
         time.sleep(0.1)
     raise AssertionError("the condition never held")
+
+
+def test_versions_only_grow_when_a_room_fails_over_to_a_process_whose_clock_is_behind(cluster):
+    start, url = cluster
+    first, behind = start("first"), start("behind", clock_shift=-600)
+    code, tokens = open_table(first, ["Ana", "Ben"])
+    ben = Client(behind, code, tokens[1])  # relayed to the room's owner, the first process
+    table = table_of(first, code, [Client(first, code, tokens[0]), ben], seed=3)
+    table.clients[0].send({"type": "start"})
+    table.play_one()
+    table.sync_all()
+    seen, names = list(ben.versions), [process_of(first), process_of(behind)]
+
+    first.signal(signal.SIGSTOP)
+    assert ben.close_code(timeout=30) == 1012  # the owner's lease lapsed: reconnect
+    again = Client(behind, code, tokens[1])  # the process whose clock is behind takes the room
+    assert owners(url, code) == [(1, names[0]), (2, names[1])]
+    table = table_of(behind, code, [Client(behind, code, tokens[0]), again], seed=4)
+    table.play_one()
+    table.sync_all()
+    versions = seen + again.versions
+    assert rising(versions), versions
+    assert again.versions[0] > seen[-1] and max(versions) < 2**53

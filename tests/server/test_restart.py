@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
 
 from app.game.record import replay
-from tests.server.conftest import Client, Server
+from tests.server.conftest import Client, Server, rising
 
 pytestmark = pytest.mark.server
 
@@ -139,3 +140,28 @@ def test_a_finished_match_is_still_on_show_after_a_restart(make_server, empty_ur
     assert comparable(again.state) == seen
     again.send({"type": "start"})  # play again works as before
     assert again.until(lambda s: s["phase"] == "playing")["standings"] == []
+
+
+def test_versions_only_grow_across_a_restart_with_the_clock_set_back(make_server, empty_url):
+    server = make_server(empty_url, clock_shift=600)  # ten minutes ahead, then ten minutes behind
+    code, tokens = open_table(server, ["Ana", "Ben"])
+    table = Table(server, code, tokens, seed=4)
+    table.clients[0].send({"type": "start"})
+    for _ in range(3):
+        table.play_one()
+    table.sync_all()
+    before = [client.versions for client in table.clients]
+
+    server.kill()
+    server.clock_shift = -600
+    server.start()
+
+    table.reconnect()
+    for _ in range(3):
+        table.play_one()
+    table.sync_all()
+    for seen, client in zip(before, table.clients, strict=True):
+        versions = seen + client.versions
+        assert rising(versions), versions
+        assert client.versions[0] > seen[-1] and max(versions) < 2**53
+    assert before[0][0] > (time.time_ns() + 600 * 10**9) // 1000  # above the clock-based versions of old
