@@ -155,13 +155,14 @@ class Rules:
 PRESETS: dict[str, Rules] = {
     "agurk": Rules(),
     "gurka": Rules(threshold=30, lives=1, follow="must_match", ace_lead="forces_lowest"),
-    "parlett": Rules(threshold=30, lives=2, second_life_min_opponents=3, last_trick_tie="all_tied",
-                     ace_lead="forces_lowest"),
+    "parlett": Rules(threshold=30, lives=2, second_life_min_opponents=3, follow="must_match",
+                     last_trick_tie="all_tied", ace_lead="forces_lowest"),
     "quick": Rules(hand_size=3),
 }
 """Named rule sets: ``agurk`` is the house default (the Danish game of
 docs/rules.md §2), ``gurka`` and ``parlett`` the traditional rules of the
-Italian and German sheets (§3), and ``quick`` a short game of 3 cards each.
+Italian and German sheets (§3; ``parlett`` is the German sheet's basic rules
+with Parlett's buy-back, "Presets"), and ``quick`` a short game of 3 cards each.
 ``app.wording.describe_preset`` describes them for people."""
 
 

@@ -26,8 +26,10 @@ class DealScore:
     - ``totals[s]`` and ``lives[s]``: seat s's total and lives after the
       deal, a lost life's replacement total included (§2.8).
     - ``lives_lost``: the seats with fewer lives after the deal than before,
-      those it put out included; ``eliminated``: the seats it put out of the
-      match (a player reinstated by §3's settled cases is not among them).
+      those it put out included: only a life actually taken, so not a player
+      put out and kept in on the one life they had (§3, settled cases);
+      ``eliminated``: the seats it put out of the match (a player
+      reinstated by §3's settled cases is not among them).
     """
 
     number: int

@@ -39,7 +39,7 @@ PENALTY = {
 PRESETS = {
     "agurk": noted("Danish Agurk, the house default: 7 cards, 21 points, 2 lives"),
     "gurka": noted("Swedish Gurka: 30 points, one life, must match, a led ace forces lowest cards"),
-    "parlett": noted("Parlett's buy-back: 30 points, a second life only while 3 others are in, "
+    "parlett": noted("Parlett's buy-back: 30 points, a second life only while 3 others are in, must match, "
                      "ties on the last trick all pay, a led ace forces lowest cards"),
     "quick": noted("Quick: the house default with 3 cards each"),
 }

@@ -118,13 +118,26 @@ def test_presets():
     assert preset("agurk") == Rules()
     gurka = preset("gurka")
     assert (gurka.threshold, gurka.lives, gurka.follow, gurka.ace_lead) == (30, 1, "must_match", "forces_lowest")
-    parlett = preset("parlett")
-    assert parlett.second_life_min_opponents == 3
-    assert parlett.last_trick_tie == "all_tied"
+    assert preset("parlett") == Rules(threshold=30, lives=2, second_life_min_opponents=3, follow="must_match",
+                                      last_trick_tie="all_tied", ace_lead="forces_lowest")
     assert preset("quick").hand_size == 3
     for name, rules in PRESETS.items():
         assert preset_name(rules) == name
     assert preset_name(Rules(threshold=44)) is None
+
+
+def test_parlett_is_the_german_sheet_in_full():
+    # Seed 003's basic rules (docs/rules.md §3, "Presets"): must head the trick if you can, a led ace forces
+    # everyone's lowest card, all who tie the last trick pay, out at 30; Parlett's buy-back gives one more life,
+    # only while at least 3 others are in. Its variations (follow freely, fewer cards, 21 points, ordinary
+    # aces) are the options' other values, not the preset.
+    parlett = preset("parlett")
+    assert parlett.to_dict() == {
+        "hand_size": 7, "follow": "must_match", "ace_lead": "forces_lowest", "last_trick_tie": "all_tied",
+        "threshold": 30, "lives": 2, "second_life_min_opponents": 3, "penalty_to": "highest",
+        "match_length": "elimination"}
+    # The old parlett, which let a player who could head the trick play their lowest, is custom rules now.
+    assert preset_name(parlett.changed(follow="match_or_lowest")) is None
 
 
 @pytest.mark.parametrize("name", ["", "Agurk", "poker", None])

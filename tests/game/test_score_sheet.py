@@ -33,6 +33,22 @@ def test_a_lost_life_and_an_elimination_are_on_the_sheet():
     assert (second.lives_lost, second.eliminated) == ((0,), (0,))
 
 
+@pytest.mark.parametrize(("lives", "needed", "left", "lost"), [
+    (1, 1, (1, 1), ()),  # both out, both kept in on the one life they had: no life was taken
+    (2, 2, (1, 1), (0, 1)),  # both out for want of others, kept in on one of their two lives: one was taken
+    (2, 1, (1, 1), (0, 1)),  # both lose a life the ordinary way
+])
+def test_with_all_tied_a_life_lost_is_only_a_life_actually_taken(lives, needed, left, lost):
+    # docs/rules.md §3, settled cases: a tie on the last trick takes both past the threshold in one deal.
+    rules = Rules(hand_size=3, threshold=10, last_trick_tie="all_tied", lives=lives, second_life_min_opponents=needed)
+    match = start("9H 9D KH", "2C 3C KC", dealer=1, rules=rules)
+    match, _ = play_codes(match, "9H 2C  9D 3C  KH KC")
+    (line,) = score_sheet(match)
+    assert line.penalties == (13, 13) and line.lives == left == match.lives
+    assert (line.lives_lost, line.eliminated) == (lost, ())
+    assert not match.finished
+
+
 def test_a_deal_in_progress_is_not_on_the_sheet():
     match = start("2C 3C KH", "4D 5D 6D", dealer=1, rules=Rules(hand_size=3))
     match, _ = play_codes(match, "2C 4D  5D 3C  6D")

@@ -25,7 +25,7 @@ from sqlalchemy.pool import NullPool
 
 from app.bots.strength import BotStrength
 from app.cli import main
-from app.game.record import to_record
+from app.game.record import replay, to_record
 from app.game.rules import preset
 from app.game.simulate import play_random_match
 from app.identity import is_player_id, new_player_id
@@ -51,7 +51,7 @@ def differences(url: str) -> list[object]:
 def test_the_migrations_folder_is_found_from_anywhere(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert migrations_folder() == ROOT / "migrations"
-    assert head_revision() == "0005"
+    assert head_revision() == "0006"
 
 
 def test_upgrade_builds_the_models_schema(empty_url):
@@ -194,6 +194,45 @@ def test_matches_finished_before_record_digests_get_theirs(empty_url):
             assert storage.import_record(record, imported_at=T0) == ("done", False)
         downgrade(engine, revision="0004")
         assert "record_digest" not in {column["name"] for column in inspect(engine).get_columns("matches")}
+    finally:
+        engine.dispose()
+
+
+def test_matches_of_the_earlier_parlett_are_listed_with_custom_rules_and_keep_them(empty_url):
+    # docs/rules.md §3, "Presets": parlett now has follow must_match; a match keeps the rules it began with.
+    earlier = preset("parlett").changed(follow="match_or_lowest")
+    finished = play_random_match(4, earlier, random.Random(3))
+    record = to_record(finished)
+    rows = [("old-done", "finished", earlier.to_dict(), "parlett", record),
+            ("old-going", "in_progress", earlier.to_dict(), "parlett", None),
+            ("new-custom", "finished", preset("parlett").to_dict(), None, None),
+            ("short", "abandoned", {"threshold": 30, "lives": 2, "second_life_min_opponents": 3, "follow": "must_match",
+                                    "last_trick_tie": "all_tied", "ace_lead": "forces_lowest"}, None, None),
+            ("gurka", "finished", preset("gurka").to_dict(), "gurka", None),
+            ("custom", "finished", earlier.changed(threshold=40).to_dict(), None, None)]
+    engine = create_storage_engine(empty_url)
+    try:
+        upgrade(engine, revision="0005")
+        with engine.begin() as connection:
+            connection.execute(text("INSERT INTO matches (id, status, imported, rules, players, preset, started_at, "
+                                    "record) VALUES (:id, :status, false, :rules, '[]', :preset, :at, :record)"),
+                               [{"id": key, "status": status, "rules": json.dumps(rules), "preset": label, "at": T0,
+                                 "record": None if kept is None else json.dumps(kept)}
+                                for key, status, rules, label, kept in rows])
+
+        def labels():
+            with engine.begin() as connection:
+                return dict(connection.execute(text("SELECT id, preset FROM matches")).all())
+
+        before = labels()
+        upgrade(engine)
+        assert labels() == {"old-done": None, "old-going": None, "new-custom": "parlett", "short": "parlett",
+                            "gurka": "gurka", "custom": None}
+        with Storage(empty_url) as storage:  # the stored record replays as it was played, on its own rules
+            assert storage.match_record("old-done") == record
+            assert replay(storage.match_record("old-done")).scores == finished.scores
+        downgrade(engine, revision="0005")
+        assert labels() == before
     finally:
         engine.dispose()
 

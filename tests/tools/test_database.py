@@ -129,3 +129,17 @@ def test_import_refuses_a_name_the_table_refuses_with_a_verify_style_line(empty_
     assert (result["ok"], result["deal"], result["seat"]) == (False, None, 2)
     assert "'Ana Maria'" in result["reason"]
     assert printed.err == f"cucumber import: {path}: {result['reason']}\n"
+
+
+@pytest.mark.parametrize("players", [["Ana", "Ana", "Cy"], ["", "Ben", "Cy"], ["Ana", "  Ben\n", "\u200b"]])
+def test_verify_takes_names_as_labels_but_import_keeps_the_tables_rules(empty_url, tmp_path, capsys, players):
+    # docs/rules.md §4: a record's names are labels for checking; storing one asks for names a table accepts.
+    record = to_record(play_random_match(3, preset("quick"), random.Random(8)))
+    record["players"] = players
+    path = record_file(tmp_path, record)
+    assert main(["verify", path]) == 0
+    verified = json.loads(capsys.readouterr().out)
+    assert verified["ok"] is True and verified["finished"] is True
+    assert main(["import", path, "--database-url", empty_url]) == 1
+    refused = json.loads(capsys.readouterr().out)
+    assert refused["ok"] is False and refused["seat"] in (0, 1, 2)
