@@ -18,6 +18,8 @@ The API, all pure apart from the injected ``rand`` / ``rng``:
   the rule of thumb with some random play; returns the last trick's payers.
 - :func:`settle` — scores and lives after a deal's penalty (§2.7–2.10).
 - :func:`followers_of` — who follows each leader in a deal's seating.
+- :func:`trick_state` and :func:`legal_of` — who wins a trick so far, and
+  the legal cards of a hand in it.
 """
 
 from __future__ import annotations
@@ -247,15 +249,7 @@ def play_out(table: Table, hands: list[int], followers: tuple[tuple[int, ...], .
     while True:
         seats = (leader, *followers[leader])
         cards = list(trick)
-        winner = -1
-        bar = ALL
-        for seat, card in zip(seats, cards, strict=False):
-            if winner < 0:
-                winner = seat
-                bar = 0 if card >= ACES and trick_index >= forcing_from else at_least[card]
-            elif bar >> card & 1:
-                winner = seat
-                bar = at_least[card]
+        winner, bar = trick_state(table, seats, cards, trick_index)
         for seat in seats[len(cards):]:
             hand = hands[seat]
             if must_match:
@@ -292,6 +286,32 @@ def play_out(table: Table, hands: list[int], followers: tuple[tuple[int, ...], .
         leader = winner
         trick = []
         trick_index += 1
+
+
+def trick_state(table: Table, seats: tuple[int, ...], cards: list[int], trick_index: int) -> tuple[int, int]:
+    """The seat winning a trick so far and the bar a follower's card must reach, as a bit set.
+
+    ``seats`` starts with the trick's leader, ``cards`` are the cards played
+    in it so far (in play order), ``trick_index`` is the trick's index from
+    0. An empty trick gives ``(-1, ALL)``; a forcing led ace gives a bar of
+    0: only the lowest card may follow (docs/rules.md §2.4–2.5, §3 ``ace_lead``).
+    """
+    winner = -1
+    bar = ALL
+    for seat, card in zip(seats, cards, strict=False):
+        if winner < 0:
+            winner = seat
+            bar = 0 if card >= ACES and trick_index >= table.forcing_from else AT_LEAST[card]
+        elif bar >> card & 1:
+            winner = seat
+            bar = AT_LEAST[card]
+    return winner, bar
+
+
+def legal_of(table: Table, hand: int, bar: int) -> int:
+    """The cards of ``hand`` that may be played against ``bar`` (from :func:`trick_state`), as a bit set (§2.4, §3)."""
+    lowest = hand & LOWEST_OF[(hand & -hand).bit_length()]
+    return (hand & bar or lowest) if table.must_match else hand & (bar | lowest)
 
 
 def last_trick_payers(table: Table, seats: tuple[int, ...], cards: list[int]) -> tuple[tuple[int, ...], int]:

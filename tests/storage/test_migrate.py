@@ -51,7 +51,7 @@ def differences(url: str) -> list[object]:
 def test_the_migrations_folder_is_found_from_anywhere(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert migrations_folder() == ROOT / "migrations"
-    assert head_revision() == "0005"
+    assert head_revision() == "0006"
 
 
 def test_upgrade_builds_the_models_schema(empty_url):
@@ -100,7 +100,7 @@ def test_the_migrated_bot_constraint_allows_exactly_the_bot_strengths(empty_url)
                                                   "player": new_player_id()}
                                                  for seat, strength in enumerate(BotStrength)])
         with pytest.raises(IntegrityError), engine.begin() as connection:
-            connection.execute(insert(SeatRow).values(room_code="ROOM1", seat=9, name="x", bot="expert",
+            connection.execute(insert(SeatRow).values(room_code="ROOM1", seat=9, name="x", bot="master",
                                                       player=new_player_id()))
     finally:
         engine.dispose()
