@@ -113,14 +113,20 @@ def build_parser() -> argparse.ArgumentParser:
     arena = commands.add_parser("arena", help="play matches between bots and compare their strengths",
                                 epilog=rules_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     arena.add_argument("--seats", default="hard,normal,normal,normal",
-                       help="bot strength per seat, comma-separated: easy, normal or hard "
+                       help="bot strength per seat, comma-separated: easy, normal, hard or expert "
                             "(default hard,normal,normal,normal); seats rotate between matches")
-    arena.add_argument("--matches", type=int, default=100, help="number of matches (default 100)")
+    arena.add_argument("--matches", type=int, default=None,
+                       help="number of matches (default 100, or 0 with --duplicate)")
+    arena.add_argument("--duplicate", type=int, default=0, metavar="DEALS",
+                       help="also play this many duplicate deals, each once per rotation of the strengths over "
+                            "the seats, and report the mean penalty a deal per strength (default 0)")
+    arena.add_argument("--workers", type=int, default=1, help="processes that play the matches and deals (default 1)")
     arena.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     arena.add_argument("--rules", default="agurk", help=RULES_HELP)
     arena.add_argument("--budget", type=float, default=None,
-                       help="seconds of thought per hard decision (default 0.15)")
-    arena.add_argument("--worlds", type=int, default=None, help="at most this many sampled worlds per hard decision")
+                       help="seconds of thought per hard or expert decision (default 0.15 and 0.12)")
+    arena.add_argument("--worlds", type=int, default=None,
+                       help="at most this many sampled worlds per hard or expert decision")
     arena.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
     db = commands.add_parser("db", help="manage the database")
@@ -196,14 +202,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             seats = parse_seats(args.seats)
         except ValueError as error:
             parser.error(str(error))
-        if args.matches < 1:
-            parser.error("--matches must be at least 1")
+        matches = args.matches if args.matches is not None else (0 if args.duplicate else 100)
+        if matches < 0 or args.duplicate < 0 or not matches + args.duplicate:
+            parser.error("--matches and --duplicate must not be negative, and one must be at least 1")
+        if args.workers < 1:
+            parser.error("--workers must be at least 1")
         if args.budget is not None and not args.budget > 0:
             parser.error("--budget must be a positive number of seconds")
         if args.worlds is not None and args.worlds < 1:
             parser.error("--worlds must be at least 1")
-        return arena_command(seats, rules=rules, matches=args.matches, seed=args.seed, budget_s=args.budget,
-                             max_worlds=args.worlds, as_json=args.json, out=sys.stdout, err=sys.stderr)
+        return arena_command(seats, rules=rules, matches=matches, seed=args.seed, budget_s=args.budget,
+                             max_worlds=args.worlds, as_json=args.json, out=sys.stdout, err=sys.stderr,
+                             duplicate=args.duplicate, workers=args.workers)
     if args.command in ("db", "import"):
         from app.settings import Settings
         from app.tools.database import db_upgrade, import_file

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 from app.bots.easy import easy_card
+from app.bots.expert import expert_card
 from app.bots.heuristic import normal_card
 from app.bots.search import DEFAULT_BUDGET_S, search_card
 from app.bots.strength import BotStrength
@@ -30,6 +31,11 @@ def choose_card(view: MatchView, strength: BotStrength | str, rng: random.Random
       that thinks for at most ``budget_s`` seconds (default
       :data:`DEFAULT_BUDGET_S`) and at most ``max_worlds`` sampled worlds;
       it answers at once when only one rank is legal.
+    - ``"expert"``: that search on the fast engine, with sampled hands
+      weighted by how well they explain the other players' plays
+      (:func:`~app.bots.expert.expert_card`); ``budget_s`` and
+      ``max_worlds`` bound it alike (default
+      :data:`~app.bots.expert.EXPERT_BUDGET_S`).
 
     ``view`` must be a player's view (``view_for(match, seat)``) on their
     turn; chance comes only from ``rng``. Raises ``TypeError`` if ``view`` is
@@ -43,4 +49,6 @@ def choose_card(view: MatchView, strength: BotStrength | str, rng: random.Random
         return easy_card(view, rng)
     if strength is BotStrength.NORMAL:
         return normal_card(view)
+    if strength is BotStrength.EXPERT:
+        return expert_card(view, rng, budget_s, max_worlds)
     return search_card(view, rng, budget_s, max_worlds)

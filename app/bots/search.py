@@ -59,7 +59,7 @@ def search_card(view: MatchView, rng: random.Random, budget_s: float | None = No
     """
     if view.you is None or not view.you.legal:
         raise ValueError("the viewer has no legal card to play")
-    candidates = _one_per_rank(view.you.legal)
+    candidates = one_per_rank(view.you.legal)
     if len(candidates) == 1:
         return candidates[0]
     started = time.perf_counter()
@@ -90,7 +90,7 @@ def search_card(view: MatchView, rng: random.Random, budget_s: float | None = No
     return candidates[max(range(len(candidates)), key=means.__getitem__)]
 
 
-def _one_per_rank(cards: tuple[Card, ...]) -> list[Card]:
+def one_per_rank(cards: tuple[Card, ...]) -> list[Card]:
     """The first card of each rank among ``cards`` (sorted by rank, as views give them)."""
     out: list[Card] = []
     for card in cards:

@@ -14,11 +14,14 @@ class BotStrength(StrEnum):
     - ``EASY``: a random legal card.
     - ``NORMAL``: a rule of thumb.
     - ``HARD``: a search over the hands the others may hold.
+    - ``EXPERT``: that search on the fast engine, with the hands weighted by
+      how well they explain the others' plays.
     """
 
     EASY = "easy"
     NORMAL = "normal"
     HARD = "hard"
+    EXPERT = "expert"
 
     @classmethod
     def parse(cls, name: object) -> BotStrength:

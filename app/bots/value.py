@@ -30,16 +30,26 @@ def win_share(match: Match, seat: int) -> float:
     """
     if match.finished:
         return 1 / len(match.winners) if seat in match.winners else 0.0
-    lives = match.lives
+    return share_of(match.rules.threshold, match.scores, match.lives, seat)
+
+
+def share_of(threshold: int, scores: tuple[int, ...], lives: tuple[int, ...], seat: int,
+             winners: tuple[int, ...] = ()) -> float:
+    """:func:`win_share` from plain totals, lives (0 = eliminated) and winners (empty while the match goes on).
+
+    For the searches that play deals on :mod:`app.game.fast` and never build
+    a :class:`~app.game.match.Match`. Returns a share from 0 to 1.
+    """
+    if winners:
+        return 1 / len(winners) if seat in winners else 0.0
     if not lives[seat]:
         return 0.0
-    threshold = match.rules.threshold
     spare = SPARE_LIFE_ROOM * threshold
     mine = 0.0
     total = 0.0
     for other, left in enumerate(lives):
         if left:
-            weight = (max(threshold - match.scores[other], 1) + (left - 1) * spare) ** ROOM_EXPONENT
+            weight = (max(threshold - scores[other], 1) + (left - 1) * spare) ** ROOM_EXPONENT
             total += weight
             if other == seat:
                 mine = weight

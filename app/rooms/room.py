@@ -20,7 +20,7 @@ from datetime import datetime
 from app.game.match import Match
 from app.game.rules import Rules
 from app.identity import hash_token
-from app.rooms.autoplay import bot_card
+from app.rooms.autoplay import think
 from app.rooms.chat import Chat
 from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch
@@ -273,8 +273,9 @@ class Room:
     async def _auto_play(self) -> bool:
         """Play for the seat to play if a bot, an absence or the clock says so now.
 
-        The bot thinks in a worker thread on the state it was shown; if the
-        state changed meanwhile its card is dropped. Returns ``False`` when
+        The bot thinks off the event loop (:func:`~app.rooms.autoplay.think`:
+        a worker thread, or a worker process for the ``expert``) on the state
+        it was shown; if the state changed meanwhile its card is dropped. Returns ``False`` when
         the play could not be stored (the timer tries again).
         """
         match = self.match
@@ -283,8 +284,7 @@ class Room:
             self._refresh_away()
             return True
         seat = match.turn
-        card = await asyncio.to_thread(bot_card, match, seat, due.strength, self._rng.getrandbits(64),
-                                       self.timing.hard_budget)
+        card = await think(match, seat, due.strength, self._rng.getrandbits(64), self.timing.hard_budget)
         async with self.lock:
             if self.match is not match:
                 return True

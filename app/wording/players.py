@@ -17,6 +17,7 @@ STRENGTHS = {
     "easy": noted("easy"),
     "normal": noted("normal"),
     "hard": noted("hard"),
+    "expert": noted("expert"),
 }
 """The label of each bot strength (``app.bots.strength.BotStrength``) on the page."""
 
@@ -24,6 +25,7 @@ BOT_NAMES = {
     "easy": noted("Easy bot {number}"),
     "normal": noted("Normal bot {number}"),
     "hard": noted("Hard bot {number}"),
+    "expert": noted("Expert bot {number}"),
 }
 """How the table names the bots it adds, by strength, in each language."""
 
@@ -31,10 +33,11 @@ BOT_TAGS = {
     "easy": noted("easy bot"),
     "normal": noted("normal bot"),
     "hard": noted("hard bot"),
+    "expert": noted("expert bot"),
 }
 """The tag beside a bot's seat, by strength."""
 
-_STORED = re.compile(r"(Easy|Normal|Hard) bot ([1-9][0-9]?)")
+_STORED = re.compile(r"(Easy|Normal|Hard|Expert) bot ([1-9][0-9]?)")
 
 
 def stored_bot_name(strength: str, number: int) -> str:

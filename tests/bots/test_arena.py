@@ -6,7 +6,7 @@ import random
 import pytest
 
 from app.bots import BotStrength
-from app.bots.arena import parse_seats, play_match, run_arena, seating
+from app.bots.arena import parse_seats, play_duplicate_deal, play_match, run_arena, seating
 from app.cli import main
 from app.game.rules import Rules
 
@@ -17,7 +17,7 @@ HARD = {"budget_s": 30.0, "max_worlds": 24}
 def test_seats_are_parsed_and_checked():
     assert parse_seats(" Hard, easy ,NORMAL") == (BotStrength.HARD, BotStrength.EASY, BotStrength.NORMAL)
     with pytest.raises(ValueError):
-        parse_seats("hard,expert")
+        parse_seats("hard,master")
     with pytest.raises(ValueError):
         parse_seats("hard")
     with pytest.raises(ValueError):
@@ -85,8 +85,55 @@ def test_command_prints_a_table(capsys):
     assert "win rate" in out and "hard" in out and "easy" in out
 
 
+def test_a_duplicate_deal_gives_every_strength_every_hand():
+    lineup = ["normal", "easy", "easy"]
+    rows = play_duplicate_deal(lineup, Rules(hand_size=4), 5, seed=8)
+    assert len(rows) == 3 and all(len(row) == 3 for row in rows)
+    # Exactly one seat pays in each rotation (docs/rules.md §2.7), the value of a card.
+    assert all(sum(1 for points in row if points) == 1 and 2 <= max(row) <= 14 for row in rows)
+    assert play_duplicate_deal(lineup, Rules(hand_size=4), 5, seed=8) == rows
+    # With one strength in every seat the rotations play the same deal the same way but for the bots' chance:
+    # the normal bot has none, so all rotations agree.
+    same = play_duplicate_deal(["normal"] * 3, Rules(hand_size=4), 5, seed=8)
+    assert same[0] == same[1] == same[2]
+
+
+def test_duplicate_deals_report_paired_differences_and_keep_the_match_keys():
+    report = run_arena(["normal", "easy"], matches=4, duplicate=30, seed=3, rules=Rules(hand_size=4))
+    assert report["duplicate_deals"] == 30 and report["matches"] == 4
+    normal, easy = report["strategies"]["normal"], report["strategies"]["easy"]
+    for stats in (normal, easy):
+        assert set(stats) >= {"win_rate", "penalty_per_deal", "choice_ms", "duplicate_penalty"}
+        assert stats["duplicate_penalty"]["low"] <= stats["duplicate_penalty"]["mean"] <= \
+            stats["duplicate_penalty"]["high"]
+    difference = report["differences"]["normal-easy"]
+    assert difference["mean"] == pytest.approx(normal["duplicate_penalty"]["mean"] - easy["duplicate_penalty"]["mean"],
+                                               abs=1e-3)
+    assert difference["high"] < 0  # normal pays less than easy on the same hands
+
+
+def test_workers_give_the_same_report():
+    one = run_arena(["normal", "easy"], matches=3, duplicate=4, seed=6, rules=Rules(hand_size=3))
+    two = run_arena(["normal", "easy"], matches=3, duplicate=4, seed=6, rules=Rules(hand_size=3), workers=2)
+    assert two["workers"] == 2
+    for report in (one, two):
+        for stats in report["strategies"].values():
+            del stats["decision_ms"], stats["choice_ms"]
+        del report["seconds"], report["workers"]
+    assert one == two
+
+
+def test_command_plays_duplicate_deals_alone(capsys):
+    assert main(["arena", "--seats", "expert,normal", "--duplicate", "3", "--worlds", "4", "--rules", "quick",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["matches"] == 0 and report["duplicate_deals"] == 3
+    assert set(report["differences"]) == {"expert-normal"}
+
+
 @pytest.mark.parametrize("argv", [["--seats", "hard,wizard"], ["--matches", "0"], ["--rules", "nope"],
-                                  ["--budget", "0"], ["--worlds", "0"]])
+                                  ["--budget", "0"], ["--worlds", "0"], ["--workers", "0"],
+                                  ["--duplicate", "-1"]])
 def test_command_refuses_bad_options(argv, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["arena", *argv])

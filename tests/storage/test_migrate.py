@@ -100,7 +100,7 @@ def test_the_migrated_bot_constraint_allows_exactly_the_bot_strengths(empty_url)
                                                   "player": new_player_id()}
                                                  for seat, strength in enumerate(BotStrength)])
         with pytest.raises(IntegrityError), engine.begin() as connection:
-            connection.execute(insert(SeatRow).values(room_code="ROOM1", seat=9, name="x", bot="expert",
+            connection.execute(insert(SeatRow).values(room_code="ROOM1", seat=9, name="x", bot="master",
                                                       player=new_player_id()))
     finally:
         engine.dispose()

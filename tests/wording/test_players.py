@@ -43,4 +43,4 @@ def test_strengths_and_tags_are_worded_apart(code):
         tags = [bot_tag(strength) for strength in BotStrength]
     assert len(set(labels)) == len(set(tags)) == len(BotStrength)
     with pytest.raises(KeyError):
-        strength_label("expert")
+        strength_label("master")
