@@ -25,7 +25,7 @@ from app.bots.worlds import rebuild_match, sample_hands, with_hands
 from app.game.cards import Card
 from app.game.events import PenaltyScored
 from app.game.match import Match, deal_hands, new_match, play, play_out_deal
-from app.game.record import replay
+from app.game.record import PLAYER, replay
 from app.game.rules import Rules
 from app.game.views import view_for
 
@@ -54,9 +54,6 @@ ACCURACY_SCALE = BLUNDER_POINTS
 
 LABELS = ("best", "good", "inaccuracy", "mistake", "blunder", "forced")
 """Every label, best first; ``forced`` is a play with one legal rank."""
-
-PLAYER = "player"
-"""The ``decided_by`` entry of a play its seat's own player made (docs/rules.md §4)."""
 
 
 @dataclass(frozen=True, slots=True)
