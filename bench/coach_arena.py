@@ -14,7 +14,9 @@ import json
 import math
 import random
 import statistics
+import sys
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from app.bots.arena import Z95, parse_seats, play_match, seating
@@ -23,11 +25,13 @@ from app.game.record import to_record
 from app.game.rules import Rules
 
 
-def run(seats: str, matches: int, seed: int, hard_worlds: int, worlds: int) -> dict[str, Any]:
+def run(seats: str, matches: int, seed: int, hard_worlds: int, worlds: int,
+        progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Play ``matches`` matches of ``seats`` (rotating) and grade them; see the module docstring.
 
     The ``hard`` bot thinks with at most ``hard_worlds`` worlds and no time
-    limit that matters, so the run depends on ``seed`` alone.
+    limit that matters, so the run depends on ``seed`` alone. ``progress``
+    gets the report so far after every tenth match.
     """
     lineup = [str(strength) for strength in parse_seats(seats)]
     names = list(dict.fromkeys(lineup))
@@ -47,6 +51,15 @@ def run(seats: str, matches: int, seed: int, hard_worlds: int, worlds: int) -> d
                 per_match[name].append(sum(values) / len(values))
             wins[name].append(sum(1 / len(match.winners) for seat in mine if seat in match.winners) / len(mine))
             labels[name].update(grade.label for grade in grades if grade.seat in mine)
+        if progress is not None and (number + 1) % 10 == 0 and number + 1 < matches:
+            progress(_report(number + 1, lineup, seed, hard_worlds, worlds, per_match, wins, labels))
+    return _report(matches, lineup, seed, hard_worlds, worlds, per_match, wins, labels)
+
+
+def _report(matches: int, lineup: list[str], seed: int, hard_worlds: int, worlds: int,
+            per_match: dict[str, list[float]], wins: dict[str, list[float]],
+            labels: dict[str, Counter[str]]) -> dict[str, Any]:
+    names = list(per_match)
     report: dict[str, Any] = {"matches": matches, "seats": lineup, "seed": seed, "hard_worlds": hard_worlds,
                               "worlds": worlds, "strengths": {}}
     for name in names:
@@ -75,7 +88,8 @@ def main() -> None:
     parser.add_argument("--hard-worlds", type=int, default=200)
     parser.add_argument("--worlds", type=int, default=WORLDS)
     args = parser.parse_args()
-    print(json.dumps(run(args.seats, args.matches, args.seed, args.hard_worlds, args.worlds)))
+    print(json.dumps(run(args.seats, args.matches, args.seed, args.hard_worlds, args.worlds,
+                         progress=lambda report: print(json.dumps(report), file=sys.stderr, flush=True))))
 
 
 if __name__ == "__main__":

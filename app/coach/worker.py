@@ -58,12 +58,10 @@ def analyse_next(storage: Storage, worker: str) -> str | None:
 
 
 def lowest_priority() -> None:
-    """Make this process the last to get a CPU: Linux's idle scheduling class where there is one, else nice 19."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined,unused-ignore]
-        return
+    """Give this process the lowest CPU priority, nice 19: on a busy machine it gets a sliver of a core
+    (about 1.5 % beside a process at nice 0) and the live tables the rest, yet it is never starved for good."""
     with contextlib.suppress(OSError):
-        os.nice(19)
+        os.nice(19 - os.nice(0))
 
 
 def run_worker(database_url: str, worker: str, stop: Event, poll_seconds: float = POLL_SECONDS) -> None:

@@ -18,7 +18,6 @@ from dataclasses import replace
 from datetime import datetime
 
 from app.game.match import Match
-from app.game.record import PLAYER
 from app.game.rules import Rules
 from app.identity import hash_token
 from app.rooms.autoplay import bot_card
@@ -290,22 +289,13 @@ class Room:
             if self.match is not match:
                 return True
             try:
-                await self.current.play(seat, card.code, decided_by=self._decider(seat, due.reason))
+                await self.current.play(seat, card.code, decided_by=self.presence.decider(self.seats[seat], due.reason))
                 self._changed()
             except RoomError as error:
                 log.warning("room %s: the %s bot's card for seat %d was refused: %s", self.code, due.reason,
                             seat, error.message)
                 return error.code != ErrorCode.STORAGE_UNAVAILABLE
         return True
-
-    def _decider(self, seat: int, reason: str) -> str:
-        """Who decides the bot's card for ``seat`` played for ``reason`` (a :class:`Due`'s): the seat's own
-        player for a bot seat, else why the stand-in plays for the person (docs/rules.md §4 ``decided_by``)."""
-        if reason == "bot":
-            return PLAYER
-        if reason == "clock":
-            return "turn_clock"
-        return "stepped_away" if self.presence.stepped_away(self.seats[seat].token_hash) else "away"
 
     def _turn_due(self) -> Due | None:
         """When and how the seat to play will be played for (``None``: not at all)."""
