@@ -60,6 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="check match records; one JSON line per record")
     verify.add_argument("paths", nargs="+", metavar="PATH", help="record files (JSON); - reads standard input")
 
+    analyse = commands.add_parser("analyse", help="grade every play of a match record from what its player knew")
+    analyse.add_argument("path", metavar="RECORD", help="record file (JSON); - reads standard input")
+    analyse.add_argument("--json", action="store_true", help="one JSON line per graded play")
+    analyse.add_argument("--seat", type=int, default=None, metavar="N", help="grade only seat N's plays (from 0)")
+
     sim = commands.add_parser("simulate", help="play matches between random-legal players", epilog=rules_epilog(),
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     sim.add_argument("--players", type=int, default=4, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1), metavar="N",
@@ -70,12 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print the report as one JSON line")
 
     bench = commands.add_parser("bench", help="run a benchmark and print its figures as one JSON line")
-    bench.add_argument("name", choices=["engine", "storage", "load"],
+    bench.add_argument("name", choices=["engine", "storage", "load", "coach"],
                        help="what to measure: the rules engine, storing plays (a commit each, or a group commit), "
-                            "or many tables against a real server (load: see docs/performance.md)")
+                            "many tables against a real server (load: see docs/performance.md), or the coach "
+                            "grading a 4-player match of 10 deals")
     bench.add_argument("--matches", type=int, default=2000, help="engine: matches per round (default 2000)")
     bench.add_argument("--rounds", type=int, default=3, help="engine: rounds; the fastest counts (default 3)")
-    bench.add_argument("--seed", type=int, default=1, help="engine and load: random seed (default 1)")
+    bench.add_argument("--seed", type=int, default=1, help="engine, load and coach: random seed (default 1)")
     bench.add_argument("--rooms", default="1,10,100",
                        help="storage: numbers of rooms playing at once, comma-separated (default 1,10,100)")
     bench.add_argument("--plays", type=int, default=35, help="storage: plays per room (default 35)")
@@ -155,6 +161,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.tools.verify import verify_files
 
         return verify_files(args.paths, out=sys.stdout, err=sys.stderr, stdin=sys.stdin)
+    if args.command == "analyse":
+        from app.tools.analyse import analyse_file
+
+        return analyse_file(args.path, seat=args.seat, as_json=args.json, out=sys.stdout, err=sys.stderr,
+                            stdin=sys.stdin)
     if args.command == "simulate":
         from app.tools.simulate import print_simulation, simulate
 
@@ -187,6 +198,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                          seed=args.seed, env=args.env, languages=args.languages, chat=args.chat,
                          database=args.database, cluster=args.cluster, processes=args.processes,
                          postgres_url=args.postgres_url, redis_url=args.redis_url)
+    if args.command == "bench" and args.name == "coach":
+        from bench import coach
+
+        coach.main(seed=args.seed)
+        return 0
     if args.command == "bench":
         from bench import engine
 

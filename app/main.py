@@ -26,6 +26,7 @@ from app.api.language import SpeakTheVisitorsLanguage
 from app.cluster.node import ClusterUnavailable, Node
 from app.cluster.relay import RelayMiddleware
 from app.cluster.sole import LeaseHeld
+from app.coach.worker import AnalysisWorkers
 from app.metrics import Metrics
 from app.ratelimit import RateLimiter
 from app.rendering import templates
@@ -98,9 +99,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
         app.state.node = node
         app.state.limiter = RateLimiter.from_settings(settings, on_limited=metrics.limit_hit)
+        coach = AnalysisWorkers(settings.database_url, settings.analysis_workers, node.process)
+        started = await asyncio.to_thread(coach.start)
+        if started:
+            log.info("the coach analyses finished matches in %d worker process(es)", started)
         try:
             yield
         finally:
+            await asyncio.to_thread(coach.stop, storage)
             await node.stop()
             storage.close(timeout=node.time_left())
 

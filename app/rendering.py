@@ -47,6 +47,7 @@ from app.rules_form import rules_fields
 from app.template_parts import PartExtension
 from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
 from app.wording.chat import REACTIONS, reaction_picture, reaction_words, spectator_label
+from app.wording.coach import coach_label
 from app.wording.language import LANGUAGES, language, listing, number, text_direction, translations
 from app.wording.players import bot_tag, player_name, strength_label
 from app.wording.rules import game_name, preset_label
@@ -289,6 +290,7 @@ def card_button(card: Card, reason: str | None) -> Markup:
 
 
 templates.env.globals.update(card_face=card_face, hearts=hearts, card_button=card_button)
+templates.env.globals["coach_label"] = coach_label
 
 
 def yours(mine: bool, own: str, others: str = "") -> Markup:

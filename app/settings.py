@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     deal_pause_seconds: float = Field(default=4.0, ge=0)
     """Pause after a deal, so everyone can read its summary, before the next deal."""
     hard_bot_budget_seconds: float = Field(default=0.15, gt=0)
+    analysis_workers: int = Field(default=1, ge=0, le=64)
+    """Worker processes (at the lowest CPU priority) in which the coach analyses every finished match
+    (docs/coach.md); 0 turns the analysis off. An in-memory SQLite database gets none."""
     commit_window_seconds: float = Field(default=0.008, ge=0, le=MAX_WINDOW_SECONDS)
     """How long a play (or another write a room waits for) that finds the database writer idle waits for
     others to share its transaction and its fsync, the commit window (``app.storage.batch``); 0 commits

@@ -27,6 +27,9 @@ from sqlalchemy.pool import NullPool
 
 from app.storage import Storage
 
+# The tests start the coach's worker processes only where they ask for them (tests/coach/test_worker.py).
+os.environ.setdefault("CUCUMBER_ANALYSIS_WORKERS", "0")
+
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 

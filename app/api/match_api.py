@@ -1,4 +1,4 @@
-"""The JSON API for stored matches: the list of finished ones and their records."""
+"""The JSON API for stored matches: the list of finished ones, their records and the coach's analyses."""
 
 from __future__ import annotations
 
@@ -37,6 +37,18 @@ async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
     if record is None:
         raise RoomError(ErrorCode.NO_SUCH_MATCH, problem("no_such_match"), status=404)
     return record
+
+
+@get_and_head(router, "/matches/{match_id}/analysis")
+async def match_analysis(match_id: str, storage: StorageDep) -> dict[str, Any]:
+    """The coach's analysis of a finished match (docs/coach.md): ``status`` (``waiting``, ``running``, ``done``
+    or ``failed``), ``grades`` (one object per play, as ``cucumber analyse --json`` prints them) and
+    ``accuracy`` per seat, both ``null`` until done. 404 for any id but a finished match's."""
+    record = await asyncio.to_thread(storage.match_record, match_id) if is_match_id(match_id) else None
+    if record is None:
+        raise RoomError(ErrorCode.NO_SUCH_MATCH, problem("no_such_match"), status=404)
+    analysis = await asyncio.to_thread(storage.match_analysis, match_id)
+    return analysis or {"status": "waiting", "grades": None, "accuracy": None}
 
 
 def match_json(item: FinishedMatch) -> dict[str, Any]:

@@ -34,5 +34,6 @@ async def match_page(match_id: str, request: Request, storage: StorageDep) -> Re
     record = await asyncio.to_thread(storage.match_record, match_id) if finished else None
     if finished is None or record is None:
         return templates.TemplateResponse(request, "match_missing.html", {"match_id": match_id}, status_code=404)
-    detail = await asyncio.to_thread(match_detail, finished, record)
+    analysis = await asyncio.to_thread(storage.match_analysis, match_id)
+    detail = await asyncio.to_thread(match_detail, finished, record, analysis)
     return templates.TemplateResponse(request, "match.html", {"detail": detail})

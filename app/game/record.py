@@ -17,6 +17,12 @@ from app.game.rules import Rules
 
 FORMAT = "cucumber-match/1"
 
+PLAYER = "player"
+"""A deal's optional ``decided_by`` entry for a play the seat's own player chose (docs/rules.md §4)."""
+
+STAND_IN_REASONS = ("away", "stepped_away", "turn_clock")
+"""The other ``decided_by`` entries: why a stand-in bot played for a person (docs/rules.md §4)."""
+
 
 class NotARecord(GameError):
     """The data is not a ``cucumber-match/1`` record at all (shape, format, rules, players)."""

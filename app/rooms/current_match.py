@@ -12,6 +12,7 @@ import random
 from app.game.errors import GameError
 from app.game.events import CardPlayed
 from app.game.match import Match, deal_cards, new_match, play
+from app.game.record import PLAYER
 from app.game.rules import Rules
 from app.game.summary import DealSummary, summarize_deal
 from app.identity import new_match_id
@@ -82,14 +83,15 @@ class CurrentMatch:
         self.match, self.match_id, self.last_summary = match, match_id, None
 
     async def play(self, seat: int, card: str, moment: tuple[int | None, int | None] | None = None,
-                   match_id: str | None = None) -> None:
+                   match_id: str | None = None, decided_by: str = PLAYER) -> None:
         """``seat`` plays ``card`` (a card code); refused with the engine's code (``invalid_card`` 422, else 409).
 
         ``match_id`` and ``moment`` (the deal from 1, and the cards already
         played in it), when given, name the match and moment the card was
         chosen for: if the table has moved on since (a second tab, a click
         sent while offline, a new match), ``stale_play``. Each of the deal and the
-        cards played may be ``None``: only what is given is compared.
+        cards played may be ``None``: only what is given is compared. ``decided_by`` is
+        stored with the play: who chose it (docs/rules.md §4).
         """
         if self.match is None or self.match_id is None:
             raise RoomError(ErrorCode.MATCH_NOT_STARTED, problem("match_not_started"))
@@ -104,7 +106,8 @@ class CurrentMatch:
             raise RoomError(ErrorCode(error.code), EngineProblem(error), status=status) from None
         played = events[0]
         assert isinstance(played, CardPlayed)  # a play's first event is always the card played
-        await self._store.record_play(match_id=self.match_id, before=self.match, card=played.card.code)
+        await self._store.record_play(match_id=self.match_id, before=self.match, card=played.card.code,
+                                      decided_by=decided_by)
         self.match = match
         self.last_summary = summarize_deal(events) or self.last_summary
         if match.finished:

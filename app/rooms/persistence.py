@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from app.game import record as records
 from app.game.match import Match
+from app.game.record import PLAYER
 from app.game.standings import placings
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby
@@ -137,12 +138,13 @@ class RoomStore:
         """Delete a room no match was ever started in (else close it) now; whether it was deleted."""
         return await self._run(self.storage.delete_unused_room, code=code, closed_at=now(), fence=self.fence)
 
-    async def record_play(self, *, match_id: str, before: Match, card: str) -> None:
-        """Store the play of ``card`` (a card code) made in ``before``, before it is shown to anyone."""
+    async def record_play(self, *, match_id: str, before: Match, card: str, decided_by: str = PLAYER) -> None:
+        """Store the play of ``card`` (a card code) made in ``before``, before it is shown to anyone, with who
+        decided it (``decided_by``: docs/rules.md §4)."""
         plays = len(before.deal.plays) if before.deal is not None else 0
         await self._observed("record_play", self.storage.commit_play(match_id=match_id, deal=before.deals_completed,
                                                                      play=plays, card=card, played_at=now(),
-                                                                     fence=self.fence))
+                                                                     fence=self.fence, decided_by=decided_by))
 
     async def finish_match(self, *, match_id: str, match: Match) -> None:
         """Store the finished ``match`` with its record, placings and winners."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from app.game.record import PLAYER
 from app.rooms.connection import Connection
 from app.rooms.lobby import Seat
 
@@ -57,6 +58,17 @@ class Presence:
     def stepped_away(self, token_hash: str | None) -> bool:
         """Whether ``token_hash``'s person has handed their seat to the stand-in bot by choice."""
         return token_hash in self._stepped
+
+    def decider(self, seat: Seat, reason: str) -> str:
+        """Who decided a card a bot played for ``reason`` (a ``Due``'s: ``"bot"``, ``"away"`` or ``"clock"``) in
+        ``seat``, as the match record says it (docs/rules.md §4 ``decided_by``): the seat's own
+        player for a bot seat, else why the stand-in played for the person: ``"turn_clock"``,
+        ``"stepped_away"`` or ``"away"``."""
+        if reason == "bot":
+            return PLAYER
+        if reason == "clock":
+            return "turn_clock"
+        return "stepped_away" if seat.token_hash in self._stepped else "away"
 
     def steps(self) -> frozenset[str]:
         """The token hashes of the people who stepped away (what the room stores with its seats)."""

@@ -289,7 +289,7 @@ class Room:
             if self.match is not match:
                 return True
             try:
-                await self.current.play(seat, card.code)
+                await self.current.play(seat, card.code, decided_by=self.presence.decider(self.seats[seat], due.reason))
                 self._changed()
             except RoomError as error:
                 log.warning("room %s: the %s bot's card for seat %d was refused: %s", self.code, due.reason,

@@ -36,6 +36,57 @@
     return card;
   }
 
+  // The coach's word on play ``index`` of deal ``d``: its label (in words, not colour alone) and, short of
+  // the best, the coach's cards and the points they would have saved; or that a stand-in made it.
+  function gradeHtml(d, index) {
+    var note = document.createElement("span");
+    note.className = "coach-note";
+    var grade = d.coach && d.coach[index];
+    if (d.stand_in && d.stand_in[index]) {
+      note.textContent = " · " + words.stand_in;
+      return note;
+    }
+    if (!grade) return note;
+    var label = document.createElement("span");
+    label.className = "coach-label " + grade.label;
+    label.textContent = words.labels[grade.label];
+    note.appendChild(document.createTextNode(" · "));
+    note.appendChild(label);
+    if (grade.label !== "best" && grade.label !== "forced" && grade.saved !== null) {
+      note.appendChild(document.createTextNode(" · " + say("coach_would", {
+        cards: grade.best.map(function (code) { return faces[code].name; }).join(", "),
+        points: grade.saved.toFixed(1)
+      })));
+    }
+    return note;
+  }
+
+  // The trick on view with every hand known: what each card played cost, and the least any card could.
+  function renderHindsight(d) {
+    var list = root.querySelector(".hindsight-lines");
+    if (!list) return;
+    list.textContent = "";
+    function line(text) {
+      var li = document.createElement("li");
+      li.textContent = text;
+      list.appendChild(li);
+    }
+    if (trick === 0) { line(words.hindsight_start); return; }
+    var current = d.tricks[trick - 1];
+    var first = (trick - 1) * current.plays.length;
+    var any = false;
+    current.plays.forEach(function (p, offset) {
+      var seen = d.hindsight && d.hindsight[first + offset];
+      if (!seen) return;
+      any = true;
+      var facts = { name: data.players[p[0]], card: faces[p[1]].name, points: seen.points,
+                    best: seen.best.map(function (code) { return faces[code].name; }).join(", "),
+                    best_points: seen.best_points };
+      line(say(seen.points === seen.best_points ? "hindsight_best" : "hindsight_line", facts));
+    });
+    if (!any) line(words.hindsight_none);
+  }
+
   function render() {
     var d = data.deals[deal];
     if (!d) { root.querySelector(".replay-position").textContent = words.no_deals; return; }
@@ -64,14 +115,17 @@
       var title = document.createElement("p");
       title.textContent = say("won_by", { trick: trick, name: current.winner >= 0 ? data.players[current.winner] : "—" });
       box.appendChild(title);
-      current.plays.forEach(function (p) {
+      var first = (trick - 1) * current.plays.length; // index in the deal's plays of the trick's first card
+      current.plays.forEach(function (p, offset) {
         var item = document.createElement("span");
         item.className = "replay-play";
         item.appendChild(cardHtml(p[1], false));
         item.appendChild(document.createTextNode(" " + data.players[p[0]]));
+        item.appendChild(gradeHtml(d, first + offset));
         box.appendChild(item);
       });
     }
+    renderHindsight(d);
     var summary = root.querySelector(".replay-summary");
     summary.textContent = "";
     if (trick === d.tricks.length) {

@@ -241,7 +241,12 @@ class DealRow(Base):
 
 
 class PlayRow(Base):
-    """One card played in a deal, in order (``play`` counts from 0 within the deal)."""
+    """One card played in a deal, in order (``play`` counts from 0 within the deal).
+
+    ``decided_by`` says who chose the card (docs/rules.md §4 ``decided_by``): ``"player"``, the seat's own
+    player (a person, or the bot the seat was given to), or the reason a stand-in bot played for a person:
+    ``"away"``, ``"stepped_away"`` or ``"turn_clock"``.
+    """
 
     __tablename__ = "plays"
     __table_args__ = (
@@ -254,6 +259,7 @@ class PlayRow(Base):
     play: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     card: Mapped[str] = mapped_column(StoredText(2))
     played_at: Mapped[datetime]
+    decided_by: Mapped[str] = mapped_column(StoredText(16), server_default="player")
 
 
 class RoomOwnerRow(Base):
@@ -285,3 +291,33 @@ class ServerLeaseRow(Base):
     host: Mapped[str] = mapped_column(StoredText(255))
     pid: Mapped[int]
     expires_at: Mapped[datetime]
+
+
+ANALYSIS_RUNNING = "running"
+ANALYSIS_DONE = "done"
+ANALYSIS_FAILED = "failed"
+
+
+class AnalysisRow(Base):
+    """The coach's analysis of a finished match (docs/coach.md), one row per match.
+
+    A worker claims a match by inserting its row (``status`` ``"running"``, ``worker`` its process id,
+    ``claimed_at``): the primary key lets one claim win. ``"done"`` rows hold ``grades`` (one object per
+    play, as ``cucumber analyse --json`` prints them) and ``accuracy`` (per seat, in percent or ``None``);
+    ``"failed"`` ones the ``error``. A claim still running long after ``claimed_at`` may be taken over.
+    """
+
+    __tablename__ = "analyses"
+    __table_args__ = (
+        CheckConstraint("status IN ('running', 'done', 'failed')", name="status"),
+        Index("ix_analyses_status_claimed_at", "status", "claimed_at"),
+    )
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    status: Mapped[str] = mapped_column(StoredText(16))
+    worker: Mapped[str] = mapped_column(StoredText(100))
+    claimed_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
+    grades: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
+    accuracy: Mapped[list[float | None] | None] = mapped_column(JSON(none_as_null=True))
+    error: Mapped[str | None] = mapped_column(StoredText(500))

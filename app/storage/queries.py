@@ -34,7 +34,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session, undefer
 
 from app.game.errors import InvalidRules
 from app.game.match import Match
-from app.game.record import FORMAT, to_record
+from app.game.record import FORMAT, PLAYER, to_record
 from app.game.rules import Rules, preset_name
 from app.game.standings import placings as placings_of
 from app.storage import ownership
@@ -158,13 +158,14 @@ def record_deal(connection: Connection, *, match_id: str, deal: int, dealer: int
 
 
 def record_play(connection: Connection, *, match_id: str, deal: int, play: int, card: str,
-                played_at: datetime, fence: Fence | None = None) -> None:
+                played_at: datetime, fence: Fence | None = None, decided_by: str = PLAYER) -> None:
     """Insert play ``play`` of deal ``deal``; it must be the next one of that stored deal.
 
     SQL Core on ``connection``, in its transaction: one statement inserts the
     play if the deal is stored and ``play`` equals the number of plays stored
     for it (and, with a ``fence``, the room is still at its epoch:
-    :data:`~app.storage.ownership.ROOM_AT_EPOCH`); only when it does not,
+    :data:`~app.storage.ownership.ROOM_AT_EPOCH`), with who decided it
+    (``decided_by``, :class:`~app.storage.models.PlayRow`); only when it does not,
     queries find out why. Storing a stored play again with the same card (a
     retry after a lost answer) does nothing. Raises
     :class:`~app.storage.errors.OwnershipLost` when the room has another epoch
@@ -173,7 +174,7 @@ def record_play(connection: Connection, *, match_id: str, deal: int, play: int, 
     here may hold or a database failure.
     """
     statement, values = next_play(match_id=match_id, deal=deal, play=play, card=card, played_at=played_at,
-                                  fence=fence)
+                                  fence=fence, decided_by=decided_by)
     if connection.execute(statement, values).rowcount:
         return
     if fence is not None:
@@ -203,13 +204,13 @@ def next_deal(*, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence
 
 
 def next_play(*, match_id: str, deal: int, play: int, card: str, played_at: datetime,
-              fence: Fence | None = None) -> tuple[Executable, dict[str, Any]]:
+              fence: Fence | None = None, decided_by: str = PLAYER) -> tuple[Executable, dict[str, Any]]:
     """The statement that inserts play ``play`` of deal ``deal`` where it is the next one of that stored deal
     (and, with a ``fence``, the room is still at its epoch), with its values: :func:`record_play`'s common
     case, one row inserted. It inserts nothing where :func:`record_play` would find out why, or find the
     play stored already."""
     values: dict[str, Any] = {"match_id": match_id, "deal": deal, "play": play, "card": card,
-                              "played_at": played_at}
+                              "played_at": played_at, "decided_by": decided_by}
     if fence is None:
         return _INSERT_NEXT_PLAY, values
     values.update(fence_room=fence.room, fence_epoch=fence.epoch)
@@ -237,7 +238,7 @@ _PLAY_CHECK = select(
     select(PlayRow.card).where(PlayRow.match_id == bindparam("match_id"), PlayRow.deal == bindparam("deal"),
                                PlayRow.play == bindparam("play")).scalar_subquery(),
 )
-_PLAY_COLUMNS = ("match_id", "deal", "play", "card", "played_at")
+_PLAY_COLUMNS = ("match_id", "deal", "play", "card", "played_at", "decided_by")
 
 
 def _insert_next_play(*conditions: ColumnElement[bool]) -> Executable:
@@ -273,15 +274,18 @@ def finish_match(connection: Connection, *, match_id: str, record: Mapping[str, 
     """Mark a match finished with its record and results.
 
     SQL Core on ``connection``, in its transaction: one update. A match that was never started here (its
-    start was lost) is inserted, with ``started_at`` equal to ``ended_at``. Raises :class:`StorageError` if
+    start was lost) is inserted, with ``started_at`` equal to ``ended_at``. Each deal in which a stand-in
+    bot played for a person gets ``decided_by`` from the stored plays (docs/rules.md §4); the digest is
+    that of ``record`` as given. Raises :class:`StorageError` if
     ``record`` has no list of deals; SQLAlchemy's errors (or the driver's ``TypeError`` or ``ValueError``)
     for a value no database here may hold or a database failure.
     """
     deals = record.get("deals")
     if not isinstance(deals, list):
         raise StorageError(f"the record of match {match_id!r} has no list of deals")
-    result = {"status": FINISHED, "ended_at": ended_at, "record": dict(record), "placings": list(placings),
-              "winners": list(winners), "deal_count": len(deals), "record_digest": digest_of(record)}
+    result = {"status": FINISHED, "ended_at": ended_at, "record": _with_deciders(connection, match_id, record),
+              "placings": list(placings), "winners": list(winners), "deal_count": len(deals),
+              "record_digest": digest_of(record)}
     finished = cast("CursorResult[Any]", connection.execute(
         update(MatchRow).where(MatchRow.id == match_id).values(**result)))
     if finished.rowcount:
@@ -290,6 +294,21 @@ def finish_match(connection: Connection, *, match_id: str, record: Mapping[str, 
     connection.execute(insert(MatchRow), {"id": match_id, "room_code": None, "imported": False, "rules": rules,
                                           "players": list(record.get("players") or []), "preset": _preset_of(rules),
                                           "started_at": ended_at, **result})
+
+
+def _with_deciders(connection: Connection, match_id: str, record: Mapping[str, Any]) -> dict[str, Any]:
+    """``record`` with ``decided_by`` (who chose each play) in every deal where a stand-in played, read from
+    the stored plays of ``match_id``; the other deals, and plays not stored, count as their player's."""
+    rows = connection.execute(select(PlayRow.deal, PlayRow.play, PlayRow.decided_by).where(
+        PlayRow.match_id == match_id, PlayRow.decided_by != PLAYER)).all()
+    if not rows:
+        return dict(record)
+    deals = [dict(deal) for deal in record["deals"]]
+    for deal, play, decided_by in rows:
+        if 0 <= deal < len(deals) and 0 <= play < len(deals[deal].get("plays", [])):
+            entry = deals[deal]
+            entry.setdefault("decided_by", [PLAYER] * len(entry["plays"]))[play] = decided_by
+    return {**record, "deals": deals}
 
 
 def abandon_match(session: Session, *, match_id: str, ended_at: datetime) -> None:

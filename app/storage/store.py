@@ -22,10 +22,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from app.game.match import Match
-from app.game.record import NotARecord, RecordFault, outcome, replay
+from app.game.record import PLAYER, NotARecord, RecordFault, outcome, replay
 from app.identity import new_match_id
 from app.names import InvalidName, clean_name, same_name
-from app.storage import migrate, ownership, queries
+from app.storage import analyses, migrate, ownership, queries
 from app.storage.batch import BatchWriter, Row, Write
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError, describe
@@ -205,8 +205,10 @@ class Storage:
         with self._unit(f"record deal {deal} of match {match_id!r}", write=True) as session:
             queries.record_deal(session.connection(), match_id=match_id, deal=deal, dealer=dealer, hands=hands)
 
-    def record_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime) -> None:
-        """Append play ``play`` (from 0 within the deal) of deal ``deal``: the card code played.
+    def record_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime,
+                    decided_by: str = PLAYER) -> None:
+        """Append play ``play`` (from 0 within the deal) of deal ``deal``: the card code played, and who
+        decided it (``decided_by``, :class:`~app.storage.models.PlayRow`).
 
         Plays are stored in order and once: raises :class:`StorageError` if
         the deal is not stored, play ``play - 1`` is not, or ``play`` is
@@ -215,7 +217,7 @@ class Storage:
         """
         with self._unit(f"record play {play} of deal {deal} of match {match_id!r}", write=True) as session:
             queries.record_play(session.connection(), match_id=match_id, deal=deal, play=play, card=card,
-                                played_at=played_at)
+                                played_at=played_at, decided_by=decided_by)
 
     def submit_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]],
                     fence: Fence | None = None) -> Future[None]:
@@ -238,7 +240,7 @@ class Storage:
                                                      fence=fence))
 
     def submit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime,
-                    fence: Fence | None = None) -> Future[None]:
+                    fence: Fence | None = None, decided_by: str = PLAYER) -> Future[None]:
         """:meth:`record_play` in the next group commit: returns at once, with a future of the write.
 
         Plays of many rooms waiting at once are committed in one transaction
@@ -253,15 +255,15 @@ class Storage:
         fails alone with :class:`~app.storage.errors.OwnershipLost`, checked first.
         """
         return self._batch.submit(*_play_write(match_id=match_id, deal=deal, play=play, card=card,
-                                               played_at=played_at, fence=fence))
+                                               played_at=played_at, fence=fence, decided_by=decided_by))
 
     async def commit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime,
-                          fence: Fence | None = None) -> None:
+                          fence: Fence | None = None, decided_by: str = PLAYER) -> None:
         """:meth:`submit_play` for a caller on the event loop: returns once the play is committed (only then
         may it be shown), or raises :class:`StorageError` as its future would fail. The loop is woken once
         for all it waits for in a batch (:meth:`~app.storage.batch.BatchWriter.submit_waited`)."""
         await self._batch.submit_waited(*_play_write(match_id=match_id, deal=deal, play=play, card=card,
-                                                     played_at=played_at, fence=fence))
+                                                     played_at=played_at, fence=fence, decided_by=decided_by))
 
     def finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
                      winners: Sequence[int], ended_at: datetime, fence: Fence | None = None) -> None:
@@ -394,6 +396,34 @@ class Storage:
         with self._unit("list the finished matches", write=False) as session:
             return queries.list_matches(session, page=page, per_page=per_page)
 
+    def claim_analysis(self, *, worker: str, now: datetime,
+                       stale_before: datetime) -> tuple[str, dict[str, Any]] | None:
+        """Claim a finished match for ``worker`` to analyse (:func:`~app.storage.analyses.claim_analysis`):
+        ``(match id, record)`` or ``None``. Raises :class:`StorageError`."""
+        with self._unit("claim a match to analyse", write=True) as session:
+            return analyses.claim_analysis(session, worker=worker, now=now, stale_before=stale_before)
+
+    def finish_analysis(self, *, match_id: str, worker: str, finished_at: datetime,
+                        grades: Sequence[dict[str, Any]] | None = None,
+                        accuracy: Sequence[float | None] | None = None, error: str | None = None) -> bool:
+        """Store ``worker``'s analysis of ``match_id``, or its ``error``
+        (:func:`~app.storage.analyses.finish_analysis`); whether its claim still held. Raises :class:`StorageError`."""
+        with self._unit(f"store the analysis of match {match_id!r}", write=True) as session:
+            return analyses.finish_analysis(session, match_id=match_id, worker=worker, finished_at=finished_at,
+                                            grades=grades, accuracy=accuracy, error=error)
+
+    def release_analyses(self, *, workers: Sequence[str]) -> int:
+        """Give up the running claims of ``workers`` (:func:`~app.storage.analyses.release_analyses`); how
+        many. Raises :class:`StorageError`."""
+        with self._unit("give up the coach's claims", write=True) as session:
+            return analyses.release_analyses(session, workers=workers)
+
+    def match_analysis(self, match_id: str) -> dict[str, Any] | None:
+        """The coach's analysis of finished match ``match_id`` (:func:`~app.storage.analyses.match_analysis`),
+        ``None`` when it has none. Raises :class:`StorageError` if the database fails."""
+        with self._unit(f"read the analysis of match {match_id!r}", write=False) as session:
+            return analyses.match_analysis(session, match_id=match_id)
+
     def finished_match(self, match_id: str) -> FinishedMatch | None:
         """Finished match ``match_id`` as listed, ``None`` for any other id (any text, as for :meth:`match_record`).
 
@@ -499,14 +529,14 @@ def _deal_write(*, match_id: str, deal: int, dealer: int, hands: Sequence[Sequen
 
 
 def _play_write(*, match_id: str, deal: int, play: int, card: str, played_at: datetime,
-                fence: Fence | None) -> tuple[str, Write, Row]:
+                fence: Fence | None, decided_by: str) -> tuple[str, Write, Row]:
     """The group commit's write of a play (checked against ``fence`` in its own statement), what it is called
     in errors, and its common case as one row (:func:`~app.storage.queries.next_play`)."""
     return (f"record play {play} of deal {deal} of match {match_id!r}",
             partial(queries.record_play, match_id=match_id, deal=deal, play=play, card=card, played_at=played_at,
-                    fence=fence),
+                    fence=fence, decided_by=decided_by),
             Row(*queries.next_play(match_id=match_id, deal=deal, play=play, card=card, played_at=played_at,
-                                   fence=fence)))
+                                   fence=fence, decided_by=decided_by)))
 
 
 def _safe_url(url: str) -> str:

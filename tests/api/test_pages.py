@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -485,3 +486,33 @@ def test_a_page_whose_seat_moved_watches_and_drops_its_link(client):
         assert 'data-code="seat_moved"' in told and '<section id="seat-link" class="seat-link" hidden>' in told
         update = socket.receive_text()  # the regions as a spectator sees them
         assert 'id="seat-1"' in update and "Continue on another device" not in update and "you-tag" not in update
+
+
+def test_the_replay_shows_the_coachs_grades_and_accuracy_once_the_match_is_analysed(client):
+    from app.coach.worker import analyse_next
+
+    code, final = bots_play_a_match(client)
+    match_id = final["match_id"]
+    before = client.get(f"/matches/{match_id}")
+    assert "The coach has not analysed this match yet" in before.text and "coach-table" not in before.text
+    assert "Hindsight: with all hands shown" in before.text  # hindsight needs no analysis
+    assert client.get(f"/api/matches/{match_id}/analysis").json() == {"status": "waiting", "grades": None,
+                                                                        "accuracy": None}
+    assert client.get("/api/matches/nosuchmatch/analysis").status_code == 404
+    storage = client.app.state.storage
+    assert analyse_next(storage, "test") == match_id
+    assert client.get(f"/api/matches/{match_id}/analysis").json() == storage.match_analysis(match_id)
+    page = client.get(f"/matches/{match_id}")
+    assert 'class="coach-table"' in page.text and " %</td>" in page.text
+    data = json.loads(re.search(r'<script type="application/json" id="replay-data">(.*?)</script>',
+                                page.text, re.S).group(1))
+    grades = {(grade["deal"], grade["play"]): grade for grade in storage.match_analysis(match_id)["grades"]}
+    for index, deal in enumerate(data["deals"]):
+        plays = len(deal["coach"])
+        assert plays == sum(len(trick["plays"]) for trick in deal["tricks"]) == len(deal["hindsight"])
+        for number, entry in enumerate(deal["coach"]):
+            grade = grades[index, number]
+            assert entry == {"label": grade["label"], "best": grade["best"], "saved": grade["loss_points"]}
+            assert (deal["hindsight"][number] is None) == (grade["label"] == "forced")
+    danish = client.get(f"/matches/{match_id}", headers={"Accept-Language": "da"})
+    assert "Træneren" in danish.text and "Præcision" in danish.text and '"mistake": "fejl"' in danish.text

@@ -12,6 +12,7 @@ four and stays quick. The table, the home page and the replay are audited in eve
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -91,7 +92,12 @@ def test_every_page_and_state_passes_the_audit(open_tab, server: LiveServer, sch
     visitor.goto("/matches")
     assert visitor.page.locator(f'a[href="/matches/{match_id}"]').count() >= 1
     found.check(visitor, "matches list")
+    # The coach's worker analyses the match in the background: the page is audited with its grades shown.
+    deadline = time.monotonic() + 300
+    while server.get(f"/api/matches/{match_id}/analysis")["status"] != "done" and time.monotonic() < deadline:
+        time.sleep(0.2)
     visitor.goto(f"/matches/{match_id}")
+    assert visitor.page.locator(".coach-table").count() == 1
     found.check(visitor, "finished match's page, hands as dealt")
     for step in ("next-trick", "next-trick", "next-trick"):
         visitor.page.click(f'[data-replay] button[data-step="{step}"]')

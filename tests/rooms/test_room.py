@@ -366,3 +366,30 @@ async def test_the_state_asked_for_again_counts_the_turn_clock_now(store):
     conn.finish()
     await task
     room.close()
+
+
+async def test_the_record_says_which_plays_a_stand_in_made_for_a_person(store):
+    # Ana plays her own cards, a bot holds seat 1 as itself, Ben steps away: the stand-in plays for him.
+    room = Room(code="ROOMD", rules=Rules(hand_size=3, match_length=1), store=store, timing=Timing(bot_delay=0))
+    _, ana = await room.join("Ana")
+    await room.add_bot(hash_token(ana), "normal")
+    _, ben = await room.join("Ben")
+    conn = connect(room, Socket(), hash_token(ana))  # someone is here: the stand-in does not wait for them
+    task = conn.start()
+    await room.attach(conn)
+    await room.start(hash_token(ana))
+    await room.step_away(hash_token(ben))
+    match_id = room.current.match_id
+    async with asyncio.timeout(10):
+        while not room.match.finished:
+            if room.match.turn == 0:
+                await room.play(hash_token(ana), room.match.legal_cards(0)[0].code)
+            await asyncio.sleep(0.01)
+        while store.storage.match_record(match_id) is None:
+            await asyncio.sleep(0.01)
+    record = store.storage.match_record(match_id)
+    deal = record["deals"][0]
+    seats = room.match.history[0].play_seats()
+    assert deal["decided_by"] == ["stepped_away" if seat == 2 else "player" for seat in seats]
+    room.close()
+    await task

@@ -134,3 +134,4 @@ def test_the_clock_runs_for_a_person_to_play_only():
     assert clock_left(match._replace(finished=True, winners=(0,)), people, clock, 30, 25.0) is None
     bots_turn = match if match.turn == 1 else match._replace(deal=match.deal._replace(turn=1))
     assert clock_left(bots_turn, robots, clock, 30, 25.0) is None
+

@@ -96,3 +96,14 @@ def test_who_stepped_away_is_known_before_it_changes_and_again_after_a_rebuild()
     rebuilt = Presence()
     rebuilt.stepped_again(presence.steps())
     assert rebuilt.stepped_away(ben) and rebuilt.stepped_seats(lobby.seats) == frozenset({1})
+
+
+def test_the_record_names_who_decided_a_card_a_bot_played():
+    lobby, ana, ben = seated()
+    presence = Presence()
+    presence.step(ben, True)
+    first, second = lobby.seats
+    assert presence.decider(first, "bot") == "player"
+    assert presence.decider(second, "clock") == "turn_clock"
+    assert presence.decider(second, "away") == "stepped_away"
+    assert presence.decider(first, "away") == "away"

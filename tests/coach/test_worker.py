@@ -1,0 +1,63 @@
+"""The coach in the background: a worker process analyses each finished match once and stores the result."""
+
+import random
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from app.coach.analysis import Grade, accuracy, analyse_record
+from app.coach.worker import AnalysisWorkers, analyse_next
+from app.game import Rules, to_record
+from app.game.simulate import play_random_match
+from app.storage import Storage
+
+
+@pytest.fixture
+def storage(tmp_path):
+    storage = Storage(f"sqlite:///{tmp_path / 'coach.db'}")
+    storage.upgrade()
+    yield storage
+    storage.close()
+
+
+def imported(storage, seed):
+    record = to_record(play_random_match(3, Rules(match_length=1), random.Random(seed)))
+    match_id, _ = storage.import_record(record, imported_at=datetime.now(UTC))
+    return match_id, record
+
+
+def test_analyse_next_stores_the_grades_of_analyse_record(storage):
+    match_id, record = imported(storage, 1)
+    assert analyse_next(storage, "w") == match_id
+    assert analyse_next(storage, "w") is None
+    stored = storage.match_analysis(match_id)
+    grades = analyse_record(storage.match_record(match_id))
+    assert stored["status"] == "done"
+    assert [Grade.from_dict(grade) for grade in stored["grades"]] == [
+        Grade.from_dict(grade.to_dict()) for grade in grades]
+    assert stored["accuracy"] == [accuracy(grades, seat) for seat in range(3)]
+
+
+def test_a_worker_process_analyses_finished_matches_and_stops(storage, tmp_path):
+    first, _ = imported(storage, 2)
+    workers = AnalysisWorkers(f"sqlite:///{tmp_path / 'coach.db'}", 1, "test", poll_seconds=0.1)
+    assert workers.start() == 1
+    try:
+        second, _ = imported(storage, 3)  # finished while the worker runs
+        deadline = time.monotonic() + 120  # generous: the worker runs at the lowest priority
+        while time.monotonic() < deadline:
+            states = [(storage.match_analysis(match_id) or {}).get("status") for match_id in (first, second)]
+            if states == ["done", "done"]:
+                break
+            time.sleep(0.1)
+        assert states == ["done", "done"]
+    finally:
+        workers.stop(storage)
+    assert not workers._processes
+
+
+def test_no_worker_for_zero_or_an_in_memory_database():
+    assert AnalysisWorkers("sqlite:///x.db", 0, "test").start() == 0
+    assert AnalysisWorkers("sqlite://", 1, "test").start() == 0
+    assert AnalysisWorkers("sqlite:///:memory:", 1, "test").start() == 0
