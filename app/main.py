@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from websockets.frames import Frame
 
-from app.api import health, language, match_api, match_pages, room_api, room_pages, site_pages, sockets
+from app.api import health, language, match_api, match_pages, room_api, room_pages, site_pages, sockets, webapp_pages
 from app.api.deps import guard_posts
 from app.api.language import SpeakTheVisitorsLanguage
 from app.cluster.node import ClusterUnavailable, Node
@@ -159,6 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(room_pages.router)
     app.include_router(match_pages.router)
     app.include_router(language.router)
+    app.include_router(webapp_pages.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(SpeakTheVisitorsLanguage)
     app.add_middleware(SecurityHeaders, docs_path=app.docs_url)

@@ -45,6 +45,7 @@ from app.rooms.chat import TEXT_LIMIT
 from app.rooms.schedule import STAND_IN
 from app.rules_form import rules_fields
 from app.template_parts import PartExtension
+from app.webapp import THEME_COLOUR
 from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
 from app.wording.chat import REACTIONS, reaction_picture, reaction_words, spectator_label
 from app.wording.coach import coach_label
@@ -228,6 +229,7 @@ templates.env.globals.update(
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, rule_options={option.name: option for option in OPTIONS},
     bot_strengths=tuple(BotStrength), stand_in_bot=STAND_IN, name_input_max=NAME_INPUT_MAX,
     language=language, text_direction=text_direction, languages=LANGUAGES, game_name=game_name,
+    theme_colour=THEME_COLOUR,
 )
 templates.env.filters.update(
     card=lambda card: Card.parse(card) if isinstance(card, str) else card,

@@ -12,8 +12,9 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.datastructures import MutableHeaders
 from starlette.requests import HTTPConnection
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.deps import SettingsDep
 from app.wording.language import DEFAULT_LANGUAGE, negotiate, speaking, supported
@@ -42,7 +43,8 @@ def api_language(conn: HTTPConnection) -> str:
 
 class SpeakTheVisitorsLanguage:
     """ASGI middleware: every HTTP request is answered in its visitor's language
-    (:func:`visitor_language` for pages, :func:`api_language` under ``/api/``).
+    (:func:`visitor_language` for pages, :func:`api_language` under ``/api/``), and a page says which
+    in its ``Content-Language`` header (the service worker shows its offline page in that language).
 
     WebSockets pass untouched: each socket chooses its own language for as long
     as it is open.
@@ -58,8 +60,16 @@ class SpeakTheVisitorsLanguage:
             return
         conn = HTTPConnection(scope)
         code = api_language(conn) if scope["path"].startswith("/api/") else visitor_language(conn)
+
+        async def send_with_language(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                if headers.get("content-type", "").startswith("text/html"):
+                    headers.setdefault("Content-Language", code)
+            await send(message)
+
         with speaking(code):
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, send_with_language)
 
 
 def local_path(target: object) -> str:

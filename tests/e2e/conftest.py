@@ -54,7 +54,12 @@ def _unavailable_reason() -> str | None:
 @pytest.fixture(scope="session")
 def e2e_ready() -> None:
     """Skip the browser tests when their tools are missing; fail instead when CI requires them."""
-    reason = _unavailable_reason()
+    skip_unless_ready(_unavailable_reason())
+
+
+def skip_unless_ready(reason: str | None) -> None:
+    """Skip the test when ``reason`` says why a tool it needs is missing; fail instead when CI requires the
+    browser tests (``CUCUMBER_REQUIRE_E2E=1``); nothing when ``reason`` is ``None``."""
     if reason is None:
         return
     if os.environ.get("CUCUMBER_REQUIRE_E2E") == "1":
@@ -105,13 +110,13 @@ def start_server(folder: Path, *, deal_pause: float,
     deadline = time.monotonic() + 30
     while not server.is_healthy():
         if process.poll() is not None or time.monotonic() > deadline:
-            _stop(process)
+            stop_server(process)
             raise RuntimeError(f"cucumber serve did not start:\n{server.log_text()}")
         time.sleep(0.1)
     return process, server
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop_server(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
@@ -128,7 +133,7 @@ def server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     try:
         yield live
     finally:
-        _stop(process)
+        stop_server(process)
 
 
 @pytest.fixture(scope="session")
@@ -138,7 +143,7 @@ def slow_server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -> It
     try:
         yield live
     finally:
-        _stop(process)
+        stop_server(process)
 
 
 @pytest.fixture(scope="session")
@@ -149,7 +154,7 @@ def presence_server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -
     try:
         yield live
     finally:
-        _stop(process)
+        stop_server(process)
 
 
 @pytest.fixture(scope="session")

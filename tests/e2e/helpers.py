@@ -76,6 +76,25 @@ def cdn_packages() -> dict[str, str]:
     return packages
 
 
+CDN_HEADERS = {"Content-Type": "application/javascript; charset=utf-8", "Access-Control-Allow-Origin": "*"}
+"""What the CDN's answer for a script says (the pages load them with ``crossorigin="anonymous"``)."""
+
+
+def cdn_copy(url: str, packages: dict[str, str]) -> Path | None:
+    """The npm copy in ``node_modules`` of a CDN URL (without query or fragment), or ``None`` when the URL
+    is not one of ``packages`` (name → installed version: :func:`cdn_packages`) at that version, or
+    names no file inside the package."""
+    found = CDN_URL.match(url)
+    if not found:
+        return None
+    package, version, path = found.groups()
+    base = (NODE_MODULES / package).resolve()
+    file = (base / path).resolve()
+    if packages.get(package) == version and base in file.parents and file.is_file():
+        return file
+    return None
+
+
 # ---------------------------------------------------------------- the server
 
 @dataclass
@@ -241,18 +260,11 @@ class Tab:
 
     def _answer_outside(self, route: Any, packages: dict[str, str]) -> None:
         url = route.request.url.split("?", 1)[0].split("#", 1)[0]
-        found = CDN_URL.match(url)
-        if found:
-            package, version, path = found.groups()
-            base = (NODE_MODULES / package).resolve()
-            file = (base / path).resolve()
-            if packages.get(package) == version and base in file.parents and file.is_file():
-                self.cdn_served.append(url)
-                route.fulfill(status=200, body=file.read_bytes(), headers={
-                    "Content-Type": "application/javascript; charset=utf-8",
-                    "Access-Control-Allow-Origin": "*",
-                })
-                return
+        file = cdn_copy(url, packages)
+        if file is not None:
+            self.cdn_served.append(url)
+            route.fulfill(status=200, body=file.read_bytes(), headers=CDN_HEADERS)
+            return
         self.refused_requests.append(route.request.url)
         route.abort()
 
