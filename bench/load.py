@@ -72,6 +72,8 @@ PROBE_SECONDS = 0.05
 """How often the disk probe makes a write durable during a phase (:class:`DiskProbe`)."""
 
 _JSON_VERSION = re.compile(r'"version":(\d+)')
+_NO_DEALS_ADDED = '"score_sheet_added":[]'
+"""What a JSON state that adds no deal to the score sheet holds (most of them): such a state is not parsed."""
 _PAGE_VERSION = re.compile(r'data-version="(\d+)"')
 _ERROR_CODE = re.compile(r'"code":"([a-z_]+)"')
 
@@ -364,7 +366,8 @@ class Socket:
     """One client socket of a table: a player's or a spectator's, JSON protocol or table page.
 
     Holds the newest version it received; a player's JSON socket also keeps
-    that state's text, parsed only when the table needs to know whose turn it is.
+    that state's text, parsed only when the table needs to know whose turn it is,
+    and the score sheet (a state adds deals to the one it holds: docs/protocol.md).
     """
 
     def __init__(self, table: Table, kind: str, seat: int | None) -> None:
@@ -374,13 +377,26 @@ class Socket:
         self.version = -1
         self.text: str | None = None
         self.closed = False
+        self.sheet: list[dict[str, Any]] = []
+        """The score sheet, whole."""
         self._parsed: tuple[int, dict[str, Any]] = (-1, {})
 
     def state(self) -> dict[str, Any]:
-        """The newest ``state`` object this socket received (``{}`` before the first)."""
+        """The newest ``state`` object this socket received, its score sheet whole (``{}`` before the first)."""
         if self._parsed[0] != self.version and self.text is not None:
-            self._parsed = (self.version, json.loads(self.text)["state"])
+            state = json.loads(self.text)["state"]
+            state.pop("score_sheet_added", None)
+            self._parsed = (self.version, {**state, "score_sheet": self.sheet})
         return self._parsed[1]
+
+    def _take_sheet(self, text: str) -> None:
+        """Keep the score sheet of state ``text``: whole, or the one held with the deals it adds (parsed only
+        when it has any)."""
+        if _NO_DEALS_ADDED in text:
+            return
+        state = json.loads(text)["state"]
+        added = state.get("score_sheet_added")
+        self.sheet = state["score_sheet"] if added is None else [*self.sheet, *added]
 
     def receive(self, text: str | bytes, at: float) -> None:
         """Take one message: a new version (JSON ``state`` or page fragment) or an error."""
@@ -404,6 +420,7 @@ class Socket:
         self.version = version
         if self.kind == "json" and self.seat is not None:
             self.text = text
+            self._take_sheet(text)
         self.table.arrived(self, version, at)
 
     async def read(self) -> None:

@@ -425,12 +425,17 @@ def state_json(view: RoomView) -> dict[str, Any]:
     return {**public_state_json(view), "you": you_json(view)}
 
 
-def public_state_json(view: RoomView, *, score_sheet: Any = None, last_deal: Any = None) -> dict[str, Any]:
+def public_state_json(view: RoomView, *, last_deal: Any = None) -> dict[str, Any]:
     """The ``state`` object without ``you``: the same for every viewer of one version.
 
-    ``score_sheet`` and ``last_deal`` are :func:`score_sheet_json` and :func:`last_deal_json` of the view
-    where the caller has them already (as they are, or as JSON text in an ``orjson.Fragment``).
+    ``last_deal`` is :func:`last_deal_json` of the view where the caller has it already (as it is, or as
+    JSON text in an ``orjson.Fragment``).
     """
+    return {**_table_json(view, last_deal=last_deal), "score_sheet": score_sheet_json(view.score_sheet)}
+
+
+def _table_json(view: RoomView, *, last_deal: Any = None) -> dict[str, Any]:
+    """:func:`public_state_json` without its ``score_sheet``."""
     match = view.match
     return {
         "code": view.code,
@@ -463,7 +468,6 @@ def public_state_json(view: RoomView, *, score_sheet: Any = None, last_deal: Any
         "match_id": view.match_id,
         "standings": [{"place": line.place, "seat": line.seat, "name": line.name, "score": line.score}
                       for line in view.standings],
-        "score_sheet": score_sheet_json(view.score_sheet) if score_sheet is None else score_sheet,
     }
 
 
@@ -625,36 +629,66 @@ def link_message(link: Link, url: str) -> str:
 
 
 def _state_head(public: RoomView, kept: Any) -> str:
-    """The ``state`` frame of ``public`` up to where its ``you`` begins: the part every viewer of this
+    """The ``state`` frame of ``public`` up to where its score sheet begins: the part every viewer of this
     version who reads its language gets alike.
 
-    The score sheet and the last deal's summary stay as they are for many versions (the sheet grows by a
-    line a deal): their JSON is written once and kept in ``kept`` (a :class:`~app.rooms.fanout.Kept` or a
-    dict) for the versions after (:func:`_sheet_fragment`, :func:`_last_deal_fragment`).
+    The last deal's summary stays as it is for many versions: its JSON is written once and kept in ``kept``
+    (a :class:`~app.rooms.fanout.Kept` or a dict) for the versions after (:func:`_last_deal_fragment`).
     """
-    state = public_state_json(public, score_sheet=_sheet_fragment(kept, public.score_sheet),
-                              last_deal=_last_deal_fragment(kept, public))
+    state = _table_json(public, last_deal=_last_deal_fragment(kept, public))
     state["you"] = None
     try:
         whole = _ascii(orjson.dumps({"type": "state", "version": public.version, "state": state}).decode())
     except orjson.JSONEncodeError:  # a text orjson refuses: all of it as the standard library writes it
-        whole = _compact({"type": "state", "version": public.version, "state": {**public_state_json(public),
+        whole = _compact({"type": "state", "version": public.version, "state": {**_table_json(public),
                                                                                "you": None}})
     return whole[:-len(',"you":null}}')]
 
 
-def _sheet_fragment(kept: Any, sheet: tuple[DealScore, ...]) -> orjson.Fragment:
-    """The JSON of :func:`score_sheet_json` of ``sheet``, kept in ``kept`` from one version to the next:
-    a room's sheet changes once a deal, and its JSON grows with every deal.
+class SheetText:
+    """The JSON of one score sheet (``sheet``, a room's at one version): whole, or as the deals it adds to an
+    earlier sheet a connection was sent (docs/protocol.md, "The score sheet")."""
+
+    __slots__ = ("_added", "_whole", "sheet")
+
+    def __init__(self, sheet: tuple[DealScore, ...]) -> None:
+        self.sheet = sheet
+        self._whole: str | None = None
+        self._added: dict[int, str] = {}
+
+    @property
+    def whole(self) -> str:
+        """:func:`score_sheet_json` of the sheet as JSON text, written once (its size grows with every deal)."""
+        if self._whole is None:
+            self._whole = _compact(score_sheet_json(self.sheet))
+        return self._whole
+
+    def added_to(self, known: tuple[DealScore, ...]) -> str | None:
+        """The JSON list of the deals the sheet adds to ``known`` (``"[]"``: none), when ``known`` is the sheet's
+        beginning, its first deals as they are here; ``None`` when it is not (a new match, say)."""
+        sheet = self.sheet
+        if known is sheet:
+            return "[]"
+        start = len(known)
+        if start > len(sheet) or sheet[:start] != known:
+            return None
+        text = self._added.get(start)
+        if text is None:
+            text = self._added[start] = _compact(score_sheet_json(sheet[start:]))
+        return text
+
+
+def _sheet_text(kept: Any, sheet: tuple[DealScore, ...]) -> SheetText:
+    """The :class:`SheetText` of ``sheet``, kept in ``kept`` from one version to the next: a room's sheet
+    changes once a deal.
 
     It is found again only for the very sheet it was made from (the entry holds that tuple, whose deals
     never change, so no other sheet can take its place); a new sheet replaces it.
     """
-    found = kept.get(_SHEET_KEY)
-    if found is not None and found[0] is sheet:
-        return cast(orjson.Fragment, found[1])
-    made = orjson.Fragment(_compact(score_sheet_json(sheet)))
-    kept[_SHEET_KEY] = (sheet, made)
+    found: SheetText | None = kept.get(_SHEET_KEY)
+    if found is not None and found.sheet is sheet:
+        return found
+    made = kept[_SHEET_KEY] = SheetText(sheet)
     return made
 
 
@@ -681,23 +715,28 @@ def _last_deal_fragment(kept: Any, public: RoomView) -> orjson.Fragment | None:
 
 
 class JsonRenderer:
-    """How a JSON-protocol client sees the room: a whole ``state`` frame per version.
+    """How a JSON-protocol client sees the room: a ``state`` frame per version, its score sheet whole or as
+    the deals added since this connection's last state.
 
     The public part of the frame is encoded once per version and language
     and shared by every viewer who reads it; only ``you`` is encoded per
     viewer. Its texts are in the language being spoken as it renders.
     ``link_url`` writes a seat link's URL (the routes know the server's address).
+    One renderer per socket: it remembers the score sheet it last sent.
     """
 
     kind = "json"
-    __slots__ = ("link_url",)  # one per socket
+    __slots__ = ("link_url", "sheet")  # one per socket
 
     def __init__(self, *, link_url: Callable[[Link], str]) -> None:
         self.link_url = link_url
+        self.sheet: tuple[DealScore, ...] | None = None
+        """The score sheet this connection holds: the one of the last state it was sent (``None``: none yet)."""
 
-    def render(self, viewer: Viewer, shared: dict[Any, Any]) -> tuple[str, str]:
-        """The ``state`` frame for ``viewer`` in two pieces, the part shared by all its viewers and ``you``'s
-        JSON; :meth:`frame` joins them into the text :func:`state_message` gives for their view.
+    def render(self, viewer: Viewer, shared: dict[Any, Any]) -> tuple[str, SheetText, str]:
+        """The ``state`` frame for ``viewer`` in three pieces, the part shared by all its viewers up to its
+        score sheet, the sheet's :class:`SheetText` and ``you``'s JSON; :meth:`frame` joins them into a
+        connection's frame.
 
         Only the viewer's own hand is looked at besides the public view. The whole frame is made only as
         it is queued for a connection, so that a room does not keep a copy of the shared part for each of
@@ -708,12 +747,22 @@ class JsonRenderer:
         head = shared.get(key)
         if head is None:
             head = shared[key] = _state_head(viewer.public, kept)
-        return head, _you_text(viewer, kept)
+        sheet = shared.get(_SHEET_KEY)
+        if sheet is None:
+            sheet = shared[_SHEET_KEY] = _sheet_text(kept, viewer.public.score_sheet)
+        return head, sheet, _you_text(viewer, kept)
 
-    def frame(self, payload: tuple[str, str], *, whole: bool = False) -> str:
-        """The ``state`` frame from its rendered pieces: every state is complete."""
-        head, you = payload
-        return f'{head},"you":{you}}}}}'
+    def frame(self, payload: tuple[str, SheetText, str], *, whole: bool = False) -> str:
+        """The ``state`` frame from its rendered pieces: with ``score_sheet`` whole (the text
+        :func:`state_message` gives for its view) when ``whole``, in this connection's first state, or when
+        the sheet is not the one it was last sent with deals added; else with ``score_sheet_added``, the
+        deals added since (most often none)."""
+        head, sheet, you = payload
+        added = None if whole or self.sheet is None else sheet.added_to(self.sheet)
+        self.sheet = sheet.sheet
+        if added is None:
+            return f'{head},"score_sheet":{sheet.whole},"you":{you}}}}}'
+        return f'{head},"score_sheet_added":{added},"you":{you}}}}}'
 
     def error(self, code: str, message: str) -> str:
         """The ``error`` frame."""

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
+from tests.score_sheets import whole_sheet
 
 
 @pytest.fixture
@@ -94,7 +95,8 @@ class Peer:
                 self.resync = False
             else:
                 assert message["version"] > self.version, "versions must strictly increase"
-            self.state, self.version = message["state"], message["version"]
+            self.version = message["version"]
+            self.state = whole_sheet(message["state"], self.state and self.state["score_sheet"])
         return message
 
     def next_state(self) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 from app.game.history import deal_by_deal
@@ -72,3 +73,37 @@ def test_the_sheet_shows_only_cards_played_face_up(client):
             for number, line in enumerate(sheet):
                 # Only the last trick of each completed deal: every card of it was played face up.
                 assert card_codes(line) == last_tricks[number]
+
+
+def states_until(socket, version: int) -> list[dict]:
+    """The state messages a raw socket receives, as sent, until the one of ``version``."""
+    states: list[dict] = []
+    while not states or states[-1]["version"] < version:
+        message = json.loads(socket.receive_text())
+        if message["type"] == "state":
+            states.append(message)
+    return states
+
+
+def test_a_socket_gets_the_sheet_whole_at_first_at_a_sync_and_for_a_new_match_and_else_the_deals_added(client):
+    code, tokens = open_room(client, NAMES, preset="quick", rules={"match_length": 2})
+    peers = [Peer(client, code, token) for token in tokens]
+    spectator = Peer(client, code)
+    with client.websocket_connect(f"/api/rooms/{code}/ws") as watcher:
+        watcher.send_json({"type": "hello"})
+        peers[0].send({"type": "start"})
+        final = play_match(peers, spectator, random.Random(4))
+        states = [message["state"] for message in states_until(watcher, peers[0].version)]
+        assert states[0]["score_sheet"] == [] and "score_sheet_added" not in states[0]
+        later = states[1:]
+        assert all("score_sheet" not in state and "score_sheet_added" in state for state in later)
+        added = [state["score_sheet_added"] for state in later if state["score_sheet_added"]]
+        assert added == [[line] for line in final["score_sheet"]]  # each deal's line once, at its end
+
+        watcher.send_json({"type": "sync"})
+        (synced,) = states_until(watcher, peers[0].version)
+        assert synced["state"]["score_sheet"] == final["score_sheet"] and "score_sheet_added" not in synced["state"]
+        peers[0].send({"type": "start"})  # the next match: its sheet starts again
+        peers[0].until(lambda s: s["match_id"] != final["match_id"])
+        (started,) = states_until(watcher, peers[0].version)
+        assert started["state"]["score_sheet"] == [] and "score_sheet_added" not in started["state"]

@@ -31,6 +31,7 @@ from app.game.match import deal_hands, new_match, play
 from app.game.record import check_record
 from app.game.rules import Rules
 from app.game.views import view_for
+from tests.score_sheets import whole_sheet
 
 NAMES = ["Ana", "Ben", "Cy", "Dag"]
 RESENT_AFTER_ERRORS = {"storage_unavailable", "server_error"}
@@ -152,7 +153,9 @@ class Player:
         async for text in socket:
             message = json.loads(text)
             if message["type"] == "state":
-                await self._state(socket, on_socket, message["version"], message["state"])
+                state = whole_sheet(message["state"], on_socket.get("sheet"))  # the sheet this socket holds
+                on_socket["sheet"] = state["score_sheet"]
+                await self._state(socket, on_socket, message["version"], state)
             elif message["type"] == "error":
                 await self._error(socket, on_socket, message)
 

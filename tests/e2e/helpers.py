@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.rendering import HTMX_URL, HTMX_WS_URL
+from tests.score_sheets import whole_sheet
 
 E2E = Path(__file__).resolve().parent
 NODE_MODULES = E2E / "node_modules"
@@ -381,7 +382,8 @@ class ProtocolPlayer:
                 return
             message = json.loads(frame)
             if message["type"] == "state":
-                self.state, self.version = message["state"], message["version"]
+                self.version = message["version"]
+                self.state = whole_sheet(message["state"], self.state.get("score_sheet"))
             elif message["type"] == "error":
                 self.errors.append(message)
             timeout = 0.0

@@ -23,7 +23,7 @@ from app.rooms.fanout import Renderings
 from app.rooms.lobby import Seat
 from app.rooms.protocol import JsonRenderer, state_message
 from app.rooms.views import SeatInfo, Table, room_view
-from app.wording.language import speaking
+from app.wording.language import language, speaking
 from tests.game.helpers import random_steps
 
 SEATS = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Ben", "b" * 64, player="ben2345678"),
@@ -53,7 +53,7 @@ def test_each_json_viewer_gets_the_frame_made_for_them_alone():
     for table in tables():
         renderings, renderer = Renderings(table), JsonRenderer(link_url=str)
         for seat, host in VIEWERS:
-            shared = renderer.frame(renderer.render(renderings.viewer(seat, host), renderings.shared))
+            shared = renderer.frame(renderer.render(renderings.viewer(seat, host), renderings.shared), whole=True)
             alone = state_message(room_view(table, seat, host=host))
             assert shared == alone and json.loads(shared)["version"] == table.version
 
@@ -145,23 +145,73 @@ def test_each_json_viewer_gets_what_rendering_for_them_alone_gives_in_every_vers
     viewers gives each viewer, in every version and language, the frame their view gives rendered afresh."""
     renderer, sheets = JsonRenderer(link_url=str), set()
     for renderings, seat, host in each_viewer(seed):
-        shared = renderer.frame(renderer.render(renderings.viewer(seat, host), renderings.shared))
+        shared = renderer.frame(renderer.render(renderings.viewer(seat, host), renderings.shared), whole=True)
         assert shared == state_message(room_view(renderings.table, seat, host=host))
         sheets.add(len(json.loads(shared)["state"]["score_sheet"]))
     assert len(sheets) > 3  # the sheet grew, and a new match emptied it
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_each_json_connection_holds_the_whole_state_of_every_version_adding_the_deals_each_state_adds(seed):
+    """A connection of each viewer, in each language, sent every version of a room's life: its first state has
+    the whole score sheet, each later one only the deals added since (none, or the deal just ended) unless
+    the sheet started again (a new match); the sheet it holds is each time the one a state rendered for it
+    alone gives whole."""
+    connections: dict[tuple[str, int | None, bool], JsonRenderer] = {}
+    held: dict[tuple[str, int | None, bool], list] = {}
+    added = whole = 0
+    for renderings, seat, host in each_viewer(seed):
+        key = (language(), seat, host)
+        renderer = connections.setdefault(key, JsonRenderer(link_url=str))
+        state = json.loads(renderer.frame(renderer.render(renderings.viewer(seat, host), renderings.shared)))["state"]
+        alone = json.loads(state_message(room_view(renderings.table, seat, host=host)))["state"]
+        assert ("score_sheet" in state) != ("score_sheet_added" in state)
+        if "score_sheet_added" in state:
+            new = state.pop("score_sheet_added")
+            assert len(new) <= 1 and key in held
+            state["score_sheet"] = held[key] + new
+            added += bool(new)
+        else:
+            assert key not in held or len(alone["score_sheet"]) < len(held[key]) or not alone["score_sheet"]
+            whole += 1
+        held[key] = state["score_sheet"]
+        assert state == alone
+    assert added > 3 and whole > len(connections)  # deals added, and sent whole again for a new match
+
+
+def test_a_json_connection_gets_the_whole_sheet_again_when_it_asks_and_when_the_sheet_is_not_its_own_grown():
+    tables = [table for table in room_life(1) if table.match is not None and table.match.history]
+    start = tables[0].match.history
+    tables = [table for table in tables if table.match.history[:len(start)] == start]  # the first match's
+    early, later = (Renderings(table) for table in (tables[0], tables[-1]))
+    assert len(tables[-1].match.history) > len(start) + 1
+    renderer = JsonRenderer(link_url=str)
+    first = json.loads(renderer.frame(renderer.render(early.viewer(0, True), early.shared)))["state"]
+    assert len(first["score_sheet"]) == len(tables[0].match.history)
+    grown = json.loads(renderer.frame(renderer.render(later.viewer(0, True), later.shared)))["state"]
+    assert len(grown["score_sheet_added"]) == len(tables[-1].match.history) - len(tables[0].match.history)
+    again = json.loads(renderer.frame(renderer.render(later.viewer(0, True), later.shared), whole=True))["state"]
+    assert again["score_sheet"] == first["score_sheet"] + grown["score_sheet_added"]
+    renderer.sheet = tuple(replace(line, totals=tuple(total + 1 for total in line.totals))
+                           for line in renderer.sheet[:1])  # a sheet that is not this one's beginning
+    other = json.loads(renderer.frame(renderer.render(later.viewer(0, True), later.shared)))["state"]
+    assert other["score_sheet"] == again["score_sheet"]
 
 
 def test_a_kept_score_sheet_is_found_again_only_for_the_very_sheet_it_was_made_from():
     match = next(table.match for table in room_life(1) if table.match is not None and len(table.match.history) > 1)
     sheet = score_sheet(match)
     kept = {}
-    made = protocol._sheet_fragment(kept, sheet)
-    assert orjson.dumps(made) == orjson.dumps(protocol.score_sheet_json(sheet))
-    assert protocol._sheet_fragment(kept, sheet) is made
+    made = protocol._sheet_text(kept, sheet)
+    assert orjson.loads(made.whole) == protocol.score_sheet_json(sheet)
+    assert protocol._sheet_text(kept, sheet) is made
     shorter = sheet[:-1]
-    assert orjson.dumps(protocol._sheet_fragment(kept, shorter)) == orjson.dumps(protocol.score_sheet_json(shorter))
+    assert orjson.loads(protocol._sheet_text(kept, shorter).whole) == protocol.score_sheet_json(shorter)
     equal = tuple(replace(line) for line in sheet)  # the same deals, another tuple: worked out again
-    assert protocol._sheet_fragment(kept, equal) is not made
+    assert protocol._sheet_text(kept, equal) is not made
+    assert orjson.loads(made.added_to(shorter)) == protocol.score_sheet_json(sheet[-1:])
+    assert made.added_to(equal) == "[]" and made.added_to(sheet) == "[]" and made.added_to(()) == made.whole
+    assert made.added_to(sheet[1:]) is None and made.added_to((*sheet, sheet[0])) is None
 
 
 def test_a_kept_last_deal_is_found_again_only_for_the_same_summary_told_with_the_same_names():

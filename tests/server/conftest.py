@@ -19,6 +19,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from tests.score_sheets import whole_sheet
+
 pytestmark = pytest.mark.server
 
 
@@ -117,7 +119,8 @@ def make_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
 
 
 class Client:
-    """A blocking JSON-protocol connection to a server process."""
+    """A blocking JSON-protocol connection to a server process; ``state`` is the latest state, its score sheet
+    whole (the deals a state adds are added to the sheet held)."""
 
     def __init__(self, server: Server, code: str, token: str | None) -> None:
         self._context = connect(f"ws://127.0.0.1:{server.port}/api/rooms/{code}/ws", open_timeout=10)
@@ -141,7 +144,8 @@ class Client:
         self.frames.append(frame)
         message = json.loads(frame)
         if message["type"] == "state":
-            self.state, self.version = message["state"], message["version"]
+            self.version = message["version"]
+            self.state = whole_sheet(message["state"], self.state and self.state["score_sheet"])
             self.versions.append(self.version)
         return message
 
