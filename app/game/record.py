@@ -83,6 +83,8 @@ def replay(record: Any) -> Match:
     :class:`NotARecord` if the data is not a record (wrong shape, format,
     rules or players) and :class:`RecordFault` for the first fault of a
     record, checked deal by deal as docs/rules.md §4 says: dealer, hands, plays.
+    The players' names are labels: any strings, the same one twice or an
+    empty one included (storing a record asks more: ``app.storage``).
     """
     if not isinstance(record, Mapping):
         raise NotARecord(f"a record must be a JSON object, not {type(record).__name__}")

@@ -331,3 +331,12 @@ def test_a_fault_as_a_dict():
     error = RecordFault("illegal play: x", deal=2, play=5, seat=1, card="9C")
     assert error.to_dict() == {"ok": False, "deal": 2, "play": 5, "seat": 1, "card": "9C", "reason": "illegal play: x"}
     assert error.code == "record_fault"
+
+
+def test_the_players_names_are_labels():
+    # docs/rules.md §4: checking a record takes any strings as names, the same twice or an empty one too.
+    match = play_random_match(3, Rules(hand_size=3), random.Random(11))
+    record = to_record(match)
+    record["players"] = ["", "Ana", "Ana"]
+    assert check_record(record) == check_record(to_record(match))
+    assert replay(record).players == ("", "Ana", "Ana")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import multiprocessing.connection
 import os
 import random
 import re
@@ -255,15 +256,20 @@ def test_the_alembic_command_works_from_the_repository_root(tmp_path):
 def upgrade_each_when_all_are_ready(urls: list[str], ready: Any) -> None:
     """``cucumber db upgrade`` of each database in turn, each started when every other process is ready too.
 
-    Exits with the first failing status, else 0; a failure breaks the
-    barrier, so the other processes stop too instead of waiting for it.
+    The barrier waits as long as the other processes take (on a loaded machine, starting a process and
+    migrating take many times as long as on a quiet one): no time limit, so only a failure can break it.
+    Exits with the first failing status, else 0; any failure here breaks the barrier, so the other
+    processes stop too instead of waiting for this one.
     """
-    for url in urls:
-        ready.wait(timeout=60)
-        status = main(["db", "upgrade", "--database-url", url])
-        if status:
-            ready.abort()
-            raise SystemExit(status)
+    try:
+        for url in urls:
+            ready.wait()
+            status = main(["db", "upgrade", "--database-url", url])
+            if status:
+                raise SystemExit(status)
+    except BaseException:
+        ready.abort()
+        raise
 
 
 @contextmanager
@@ -302,8 +308,14 @@ def test_upgrades_started_at_once_on_a_new_database_all_succeed(backend, tmp_pat
         for process in upgrades:
             process.start()
         try:
-            for process in upgrades:
-                process.join(timeout=120)
+            running = list(upgrades)
+            while running:
+                for ended in multiprocessing.connection.wait([process.sentinel for process in running]):
+                    process = next(process for process in running if process.sentinel == ended)
+                    process.join()
+                    running.remove(process)
+                    if process.exitcode != 0:
+                        ready.abort()  # one that died before the barrier must not keep the others waiting
         finally:
             for process in upgrades:
                 process.kill()
