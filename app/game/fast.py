@@ -36,6 +36,7 @@ ALL = (1 << 52) - 1
 ACES = 48
 """The first ace's card number: (14 - 2) * 4."""
 BITS = tuple(1 << card for card in range(52))
+CARDS = range(52)
 LOWEST_OF = (0, *(0xF << ((length - 1) & ~3) for length in range(1, 53)))
 """``hand & LOWEST_OF[(hand & -hand).bit_length()]``: the cards of ``hand``'s lowest rank."""
 AT_LEAST = tuple(ALL >> (card & ~3) << (card & ~3) for card in range(52))
@@ -117,13 +118,13 @@ def shuffle_hands(order: tuple[int, ...], seat_count: int, hand_size: int,
     same hands. Returns each seat's card numbers, lowest first (empty for a
     seat not in the deal).
     """
-    keys = [rand() for _ in BITS]
-    deck = sorted(range(52), key=keys.__getitem__)
+    deck = sorted(CARDS, key=lambda _: rand())
     count = len(order)
     needed = hand_size * count
     hands: list[list[int]] = [[] for _ in range(seat_count)]
     for index, seat in enumerate(order):
-        hands[seat] = sorted(deck[index:needed:count])
+        hand = hands[seat] = deck[index:needed:count]
+        hand.sort()
     return hands
 
 
@@ -190,25 +191,25 @@ def _random_tricks(table: Table, hands: list[list[int]], followers: tuple[tuple[
     hand_size, must_match, forcing_from = table.hand_size, table.must_match, table.forcing_from
     find = bisect_left
     for trick in range(hand_size - 1):
+        size = hand_size - trick  # every hand holds this many cards (>= 2) as the trick starts
         hand = hands[leader]
-        winning = hand.pop(int(rand() * (hand_size - trick)))
+        winning = hand.pop(int(rand() * size))
         winner = leader
         # Cards from ``floor`` up reach the bar; a forcing ace lets none (§3 ``ace_lead``).
         floor = 52 if winning >= ACES and trick >= forcing_from else winning & ~3
         for seat in followers[leader]:
             hand = hands[seat]
             at = find(hand, floor)
-            size = len(hand)
-            if must_match and at < size:
+            if at == 0:  # every card reaches the bar
+                card = hand.pop(int(rand() * size))
+            elif must_match and at < size:
                 card = hand.pop(at + int(rand() * (size - at))) if size - at > 1 else hand.pop(at)
-            elif at == 0:
-                card = hand.pop(int(rand() * size)) if size > 1 else hand.pop()
             else:
                 low = find(hand, (hand[0] | 3) + 1)
                 if must_match:
                     at = size  # nothing reaches the bar: the lowest rank only
                 if at <= low:  # the two runs meet: every card is legal
-                    card = hand.pop(int(rand() * size)) if size > 1 else hand.pop()
+                    card = hand.pop(int(rand() * size))
                 else:
                     count = low + size - at
                     if count > 1:
