@@ -25,7 +25,7 @@ from app.bots.worlds import rebuild_match, sample_hands, with_hands
 from app.game.cards import Card
 from app.game.events import PenaltyScored
 from app.game.match import Match, deal_hands, new_match, play, play_out_deal
-from app.game.record import PLAYER, replay
+from app.game.record import PLAYER, deciders, replay
 from app.game.rules import Rules
 from app.game.views import view_for
 
@@ -107,15 +107,11 @@ def record_seed(record: Mapping[str, Any]) -> str:
 def stand_ins(record: Mapping[str, Any]) -> set[tuple[int, int]]:
     """The ``(deal, play)`` of every play a stand-in bot made for a person (docs/rules.md §4 ``decided_by``).
 
-    A deal without ``decided_by``, or an entry that is not a string, counts as
-    the seat's own player; any string other than ``"player"`` is a stand-in.
+    A deal without a well-formed ``decided_by``
+    (:func:`~app.game.record.deciders`) counts as its players' own.
     """
-    out: set[tuple[int, int]] = set()
-    for index, deal in enumerate(record.get("deals", [])):
-        deciders = deal.get("decided_by") if isinstance(deal, Mapping) else None
-        if isinstance(deciders, list):
-            out.update((index, number) for number, who in enumerate(deciders) if isinstance(who, str) and who != PLAYER)
-    return out
+    return {(index, number) for index, given in enumerate(deciders(record)) if given is not None
+            for number, who in enumerate(given) if who != PLAYER}
 
 
 def analyse_record(record: Any, *, seats: Collection[int] | None = None, worlds: int = WORLDS) -> list[Grade]:

@@ -18,7 +18,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from multiprocessing.synchronize import Event
 
-from app.coach.analysis import accuracy, analyse_record
+from app.coach.analysis import WORLDS, accuracy, analyse_record
 from app.game.errors import GameError
 from app.storage import Storage, StorageError
 
@@ -31,20 +31,21 @@ STALE_AFTER = timedelta(minutes=30)
 """A claim still running this long after it was made is taken to be a dead worker's, and taken over."""
 
 
-def analyse_next(storage: Storage, worker: str) -> str | None:
-    """Claim one finished match for ``worker``, analyse it and store the result; its id, ``None`` when none waits.
+def analyse_next(storage: Storage, worker: str, *, match_id: str | None = None, worlds: int = WORLDS) -> str | None:
+    """Claim one finished match for ``worker`` (``match_id``, if given), analyse it with ``worlds`` sampled worlds
+    a play and store the result; its id, ``None`` when none waits.
 
     A record the coach cannot grade is stored as ``failed`` with the
     reason. Raises :class:`~app.storage.StorageError` if the database fails
     (the claim then lapses after :data:`STALE_AFTER`).
     """
     moment = datetime.now(UTC)
-    claimed = storage.claim_analysis(worker=worker, now=moment, stale_before=moment - STALE_AFTER)
+    claimed = storage.claim_analysis(worker=worker, now=moment, stale_before=moment - STALE_AFTER, match_id=match_id)
     if claimed is None:
         return None
     match_id, record = claimed
     try:
-        grades = analyse_record(record)
+        grades = analyse_record(record, worlds=worlds)
     except (GameError, ValueError, KeyError, TypeError) as error:
         log.warning("the coach could not analyse match %s: %s", match_id, error)
         storage.finish_analysis(match_id=match_id, worker=worker, finished_at=datetime.now(UTC),
@@ -64,18 +65,21 @@ def lowest_priority() -> None:
         os.nice(19 - os.nice(0))
 
 
-def run_worker(database_url: str, worker: str, stop: Event, poll_seconds: float = POLL_SECONDS) -> None:
-    """A worker process's life: at the lowest priority, analyse finished matches until ``stop`` is set.
+def run_worker(database_url: str, worker: str, stop: Event, poll_seconds: float = POLL_SECONDS,
+               worlds: int = WORLDS, lowest: bool = True) -> None:
+    """A worker process's life: at the lowest priority (unless not ``lowest``), analyse finished matches with
+    ``worlds`` worlds a play until ``stop`` is set.
 
     ``worker`` names it in the claims. A failing database is logged and tried
     again after ``poll_seconds``; so is an idle spell.
     """
-    lowest_priority()
+    if lowest:
+        lowest_priority()
     storage = Storage(database_url)
     try:
         while not stop.is_set():
             try:
-                done = analyse_next(storage, worker)
+                done = analyse_next(storage, worker, worlds=worlds)
             except StorageError as error:
                 log.warning("analysis worker %s: %s", worker, error)
                 done = None
@@ -88,11 +92,14 @@ def run_worker(database_url: str, worker: str, stop: Event, poll_seconds: float 
 class AnalysisWorkers:
     """The worker processes of one server process (``CUCUMBER_ANALYSIS_WORKERS`` of them).
 
-    :meth:`start` spawns them, :meth:`stop` asks them to finish and waits.
+    :meth:`start` spawns them, :meth:`stop` asks them to finish and waits. ``worlds`` and ``lowest`` go to
+    :func:`run_worker` (the tests use fewer worlds, and a normal priority so as not to wait on a busy machine).
     """
 
-    def __init__(self, database_url: str, count: int, name: str, poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(self, database_url: str, count: int, name: str, poll_seconds: float = POLL_SECONDS, *,
+                 worlds: int = WORLDS, lowest: bool = True) -> None:
         self.database_url, self.count, self.name, self.poll_seconds = database_url, count, name, poll_seconds
+        self.worlds, self.lowest = worlds, lowest
         self._context = multiprocessing.get_context("spawn")
         self._stop = self._context.Event()
         self._processes: list[multiprocessing.process.BaseProcess] = []
@@ -104,7 +111,8 @@ class AnalysisWorkers:
             return 0
         for number in range(self.count):
             process = self._context.Process(
-                target=run_worker, args=(self.database_url, self.workers()[number], self._stop, self.poll_seconds),
+                target=run_worker, args=(self.database_url, self.workers()[number], self._stop, self.poll_seconds,
+                                         self.worlds, self.lowest),
                 name=f"cucumber-coach-{number}", daemon=True)
             process.start()
             self._processes.append(process)

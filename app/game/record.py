@@ -54,6 +54,26 @@ class RecordFault(GameError):
                 "card": self.card, "reason": self.message}
 
 
+def deciders(record: Mapping[str, Any]) -> list[list[str] | None]:
+    """Each deal's ``decided_by`` (docs/rules.md §4) of a valid ``record``, ``None`` where a deal has none.
+
+    An entry that is not a list of one known word (:data:`PLAYER` or one of
+    :data:`STAND_IN_REASONS`) per play counts as none: the field is optional
+    and nothing checks it, so a malformed one is ignored rather than refused.
+    """
+    known = {PLAYER, *STAND_IN_REASONS}
+    out: list[list[str] | None] = []
+    for deal in record.get("deals", []):
+        given = deal.get("decided_by") if isinstance(deal, Mapping) else None
+        plays = deal.get("plays") if isinstance(deal, Mapping) else None
+        if (isinstance(given, list) and isinstance(plays, list) and len(given) == len(plays)
+                and all(isinstance(who, str) and who in known for who in given)):
+            out.append([str(who) for who in given])
+        else:
+            out.append(None)
+    return out
+
+
 def to_record(match: Match) -> dict[str, Any]:
     """The record of ``match``, finished or in progress (docs/rules.md §4).
 

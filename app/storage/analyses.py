@@ -30,9 +30,10 @@ ERROR_LENGTH = 500
 """Characters of a failure's message that are kept."""
 
 
-def claim_analysis(session: Session, *, worker: str, now: datetime,
-                   stale_before: datetime) -> tuple[str, dict[str, Any]] | None:
+def claim_analysis(session: Session, *, worker: str, now: datetime, stale_before: datetime,
+                   match_id: str | None = None) -> tuple[str, dict[str, Any]] | None:
     """Claim one finished match for ``worker`` to analyse: ``(match id, record)``, or ``None`` when none waits.
+    With ``match_id``, only that match may be claimed.
 
     The finished match ended first with no analysis is claimed by inserting
     its row (``running``, ``claimed_at`` ``now``); should another process
@@ -43,6 +44,12 @@ def claim_analysis(session: Session, *, worker: str, now: datetime,
                  .where(MatchRow.status == FINISHED, MatchRow.record.is_not(None),
                         ~exists().where(AnalysisRow.match_id == MatchRow.id))
                  .order_by(MatchRow.ended_at, MatchRow.id).limit(1))
+    stale_claims = (select(AnalysisRow.match_id, AnalysisRow.claimed_at)
+                    .where(AnalysisRow.status == ANALYSIS_RUNNING, AnalysisRow.claimed_at < stale_before)
+                    .order_by(AnalysisRow.claimed_at).limit(1))
+    if match_id is not None:
+        unclaimed = unclaimed.where(MatchRow.id == match_id)
+        stale_claims = stale_claims.where(AnalysisRow.match_id == match_id)
     found = session.execute(unclaimed).first()
     if found is not None:
         match_id, record = found
@@ -52,10 +59,7 @@ def claim_analysis(session: Session, *, worker: str, now: datetime,
         except IntegrityError:
             return None
         return match_id, record
-    stale = session.execute(
-        select(AnalysisRow.match_id, AnalysisRow.claimed_at)
-        .where(AnalysisRow.status == ANALYSIS_RUNNING, AnalysisRow.claimed_at < stale_before)
-        .order_by(AnalysisRow.claimed_at).limit(1)).first()
+    stale = session.execute(stale_claims).first()
     if stale is None:
         return None
     taken = session.execute(update(AnalysisRow).where(

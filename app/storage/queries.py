@@ -326,12 +326,17 @@ def digest_of(record: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def import_match(session: Session, *, match_id: str, match: Match, imported_at: datetime) -> str:
+def import_match(session: Session, *, match_id: str, match: Match, imported_at: datetime,
+                 decided_by: Sequence[Sequence[str] | None] = ()) -> str:
     """Insert a finished match rebuilt from a record (see ``Storage.import_record``) under ``match_id``;
     returns ``match_id``, or the id of the finished match that has the same record already (nothing is
-    inserted then)."""
+    inserted then). ``decided_by[d]``, where given, is kept as deal d's ``decided_by`` (docs/rules.md §4)
+    when a stand-in made one of its plays; the digest is that of the record without it."""
     record = to_record(match)
     digest = digest_of(record)
+    for deal, given in zip(record["deals"], decided_by, strict=False):
+        if given is not None and any(who != PLAYER for who in given):
+            deal["decided_by"] = list(given)
     stored = session.scalars(select(MatchRow.id).where(MatchRow.record_digest == digest,
                                                        MatchRow.status == FINISHED).order_by(MatchRow.id)).first()
     if stored is not None:

@@ -22,7 +22,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from app.game.match import Match
-from app.game.record import PLAYER, NotARecord, RecordFault, outcome, replay
+from app.game.record import PLAYER, NotARecord, RecordFault, deciders, outcome, replay
 from app.identity import new_match_id
 from app.names import InvalidName, clean_name, same_name
 from app.storage import analyses, migrate, ownership, queries
@@ -396,12 +396,14 @@ class Storage:
         with self._unit("list the finished matches", write=False) as session:
             return queries.list_matches(session, page=page, per_page=per_page)
 
-    def claim_analysis(self, *, worker: str, now: datetime,
-                       stale_before: datetime) -> tuple[str, dict[str, Any]] | None:
-        """Claim a finished match for ``worker`` to analyse (:func:`~app.storage.analyses.claim_analysis`):
-        ``(match id, record)`` or ``None``. Raises :class:`StorageError`."""
+    def claim_analysis(self, *, worker: str, now: datetime, stale_before: datetime,
+                       match_id: str | None = None) -> tuple[str, dict[str, Any]] | None:
+        """Claim a finished match (``match_id``, if given) for ``worker`` to analyse
+        (:func:`~app.storage.analyses.claim_analysis`): ``(match id, record)`` or ``None``. Raises
+        :class:`StorageError`."""
         with self._unit("claim a match to analyse", write=True) as session:
-            return analyses.claim_analysis(session, worker=worker, now=now, stale_before=stale_before)
+            return analyses.claim_analysis(session, worker=worker, now=now, stale_before=stale_before,
+                                           match_id=match_id)
 
     def finish_analysis(self, *, match_id: str, worker: str, finished_at: datetime,
                         grades: Sequence[dict[str, Any]] | None = None,
@@ -448,7 +450,8 @@ class Storage:
         match = verify_for_import(record)
         match_id = new_match_id()
         with self._unit("import a match record", write=True) as session:
-            stored = queries.import_match(session, match_id=match_id, match=match, imported_at=imported_at)
+            stored = queries.import_match(session, match_id=match_id, match=match, imported_at=imported_at,
+                                          decided_by=deciders(record))
         return stored, stored == match_id
 
     @contextmanager

@@ -1,5 +1,7 @@
 """The coach in the background: a worker process analyses each finished match once and stores the result."""
 
+import multiprocessing
+import os
 import random
 import time
 from datetime import UTC, datetime
@@ -7,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from app.coach.analysis import Grade, accuracy, analyse_record
-from app.coach.worker import AnalysisWorkers, analyse_next
+from app.coach.worker import AnalysisWorkers, analyse_next, lowest_priority
 from app.game import Rules, to_record
 from app.game.simulate import play_random_match
 from app.storage import Storage
@@ -41,11 +43,12 @@ def test_analyse_next_stores_the_grades_of_analyse_record(storage):
 
 def test_a_worker_process_analyses_finished_matches_and_stops(storage, tmp_path):
     first, _ = imported(storage, 2)
-    workers = AnalysisWorkers(f"sqlite:///{tmp_path / 'coach.db'}", 1, "test", poll_seconds=0.1)
+    workers = AnalysisWorkers(f"sqlite:///{tmp_path / 'coach.db'}", 1, "test", poll_seconds=0.1, worlds=20,
+                              lowest=False)
     assert workers.start() == 1
     try:
         second, _ = imported(storage, 3)  # finished while the worker runs
-        deadline = time.monotonic() + 120  # generous: the worker runs at the lowest priority
+        deadline = time.monotonic() + 300  # generous: the machine may be busy
         while time.monotonic() < deadline:
             states = [(storage.match_analysis(match_id) or {}).get("status") for match_id in (first, second)]
             if states == ["done", "done"]:
@@ -55,6 +58,28 @@ def test_a_worker_process_analyses_finished_matches_and_stops(storage, tmp_path)
     finally:
         workers.stop(storage)
     assert not workers._processes
+
+
+def _niceness_after_lowest_priority(answer):
+    lowest_priority()
+    answer.put(os.nice(0))
+
+
+def test_a_worker_runs_at_the_lowest_cpu_priority():
+    context = multiprocessing.get_context("spawn")
+    answer = context.Queue()
+    process = context.Process(target=_niceness_after_lowest_priority, args=(answer,))
+    process.start()
+    assert answer.get(timeout=120) == 19
+    process.join(30)
+
+
+def test_analyse_next_may_be_given_the_match(storage):
+    first, _ = imported(storage, 4)
+    second, _ = imported(storage, 5)
+    assert analyse_next(storage, "w", match_id=second, worlds=10) == second
+    assert analyse_next(storage, "w", match_id=second, worlds=10) is None
+    assert storage.match_analysis(first) is None
 
 
 def test_no_worker_for_zero_or_an_in_memory_database():

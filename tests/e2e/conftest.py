@@ -99,6 +99,9 @@ def start_server(folder: Path, *, deal_pause: float,
         "CUCUMBER_BOT_DELAY_SECONDS": "0.05",
         "CUCUMBER_AWAY_GRACE_SECONDS": str(away_grace),
         "CUCUMBER_LOG_LEVEL": "warning",
+        # The coach's background analysis is off: a test that shows it analyses its match itself
+        # (analyse_match), instead of waiting on a worker at the lowest priority of a busy machine.
+        "CUCUMBER_ANALYSIS_WORKERS": "0",
         "PYTHONUNBUFFERED": "1",
         # The rate limits keep their defaults: a session of play in browsers must never meet them.
     })

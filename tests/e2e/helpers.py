@@ -564,3 +564,17 @@ def play_until(server: LiveServer, code: str, pages: dict[int, Tab], others: dic
                         who.version >= seen and now["turn"] == seat)
             player.play_lowest()
         server.wait_room(code, lambda now, seen=answer["version"]: now["version"] > seen)
+
+
+def analyse_match(server: LiveServer, match_id: str) -> None:
+    """Have the coach analyse finished match ``match_id`` in this process, in the server's database (its own
+    workers are off in these tests), as a worker would (docs/coach.md)."""
+    from app.coach.worker import analyse_next
+    from app.storage import Storage
+
+    storage = Storage(f"sqlite:///{server.log_path.parent / 'e2e.db'}")
+    try:
+        assert analyse_next(storage, "e2e", match_id=match_id, worlds=50) == match_id
+    finally:
+        storage.close()
+    assert server.get(f"/api/matches/{match_id}/analysis")["status"] == "done"

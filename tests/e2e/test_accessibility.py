@@ -12,13 +12,21 @@ four and stays quick. The table, the home page and the replay are audited in eve
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
 from app.wording.language import LANGUAGES
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, audit, play_until, sign_in, sync_pages
+from tests.e2e.helpers import (
+    LiveServer,
+    ProtocolPlayer,
+    Tab,
+    analyse_match,
+    audit,
+    play_until,
+    sign_in,
+    sync_pages,
+)
 from tests.e2e.test_languages import switch_language
 
 pytestmark = pytest.mark.e2e
@@ -92,10 +100,7 @@ def test_every_page_and_state_passes_the_audit(open_tab, server: LiveServer, sch
     visitor.goto("/matches")
     assert visitor.page.locator(f'a[href="/matches/{match_id}"]').count() >= 1
     found.check(visitor, "matches list")
-    # The coach's worker analyses the match in the background: the page is audited with its grades shown.
-    deadline = time.monotonic() + 300
-    while server.get(f"/api/matches/{match_id}/analysis")["status"] != "done" and time.monotonic() < deadline:
-        time.sleep(0.2)
+    analyse_match(server, match_id)  # the page is audited with the coach's grades shown
     visitor.goto(f"/matches/{match_id}")
     assert visitor.page.locator(".coach-table").count() == 1
     found.check(visitor, "finished match's page, hands as dealt")

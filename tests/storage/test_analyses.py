@@ -51,3 +51,38 @@ def test_a_claim_left_running_is_taken_over_and_a_stopped_workers_claims_are_giv
 def test_no_analysis_is_read_for_an_id_no_database_holds(storage):
     assert storage.match_analysis("x" * 100) is None
     assert storage.match_analysis("nul\x00") is None
+
+
+def test_a_match_in_progress_is_never_claimed_nor_its_analysis_read(storage):
+    record = to_record(play_random_match(3, Rules(match_length=1), random.Random(4)))
+    storage.start_match(match_id="m-live", room_code=None, rules=record["rules"], players=record["players"],
+                        started_at=T0)
+    deal = record["deals"][0]
+    storage.record_deal(match_id="m-live", deal=0, dealer=deal["dealer"], hands=deal["hands"])
+    for number, card in enumerate(deal["plays"][:5]):
+        storage.record_play(match_id="m-live", deal=0, play=number, card=card, played_at=T0)
+    assert storage.claim_analysis(worker="a", now=LATER, stale_before=LATER) is None
+    assert storage.match_analysis("m-live") is None
+
+
+def test_an_imported_record_keeps_who_decided_and_its_stand_in_plays_are_not_graded(storage):
+    from app.coach.worker import analyse_next
+
+    record = to_record(play_random_match(3, Rules(match_length=1), random.Random(8)))
+    plain_id, _ = storage.import_record(record, imported_at=T0)
+    deciders = ["player"] * len(record["deals"][0]["plays"])
+    deciders[1] = "turn_clock"
+    marked = {**record, "deals": [{**record["deals"][0], "decided_by": deciders}]}
+    # The same record with who decided is the same match: stored once.
+    assert storage.import_record(marked, imported_at=T0) == (plain_id, False)
+    other = to_record(play_random_match(3, Rules(match_length=1), random.Random(9)))
+    other["deals"][0]["decided_by"] = ["away"] + ["player"] * (len(other["deals"][0]["plays"]) - 1)
+    other_id, new = storage.import_record(other, imported_at=T0 + timedelta(minutes=1))
+    assert new and storage.match_record(other_id)["deals"][0]["decided_by"] == other["deals"][0]["decided_by"]
+    bad = to_record(play_random_match(3, Rules(match_length=1), random.Random(10)))
+    bad["deals"][0]["decided_by"] = ["someone"]  # malformed: ignored
+    bad_id, _ = storage.import_record(bad, imported_at=T0 + timedelta(minutes=2))
+    assert "decided_by" not in storage.match_record(bad_id)["deals"][0]
+    assert [analyse_next(storage, "w") for _ in range(3)] == [plain_id, other_id, bad_id]
+    graded = {(grade["deal"], grade["play"]) for grade in storage.match_analysis(other_id)["grades"]}
+    assert (0, 0) not in graded and (0, 1) in graded
