@@ -55,6 +55,7 @@ def manifest(code: str, static_path: Callable[[str], str], home_path: str) -> di
         "scope": home_path,
         "display": "standalone",
         "orientation": "any",
+        "categories": ["games"],
         "theme_color": THEME_COLOUR,
         "background_color": BACKGROUND_COLOUR,
         "icons": [{"src": static_path(path), "sizes": f"{side}x{side}", "type": "image/png", "purpose": purpose}

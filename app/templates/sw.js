@@ -40,13 +40,15 @@ async function installed() {
   await self.skipWaiting();
 }
 
+// It does not claim the pages already open (clients.claim()): a page claimed while it sits in the
+// back/forward cache is dropped from it, and the table would load afresh instead of coming back at once.
+// Each page loaded after the worker is active is the worker's.
 self.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
     const kept = [STATIC_CACHE, OFFLINE_CACHE];
     for (const name of await caches.keys()) {
       if (!kept.includes(name)) await caches.delete(name);
     }
-    await self.clients.claim();
   })());
 });
 

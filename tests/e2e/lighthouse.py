@@ -47,6 +47,8 @@ from tests.e2e.helpers import (
     cdn_packages,
 )
 
+LIGHTHOUSE_VERSION = "12.8.2"
+"""The Lighthouse that ``package.json`` pins."""
 LIGHTHOUSE = NODE_MODULES / "lighthouse" / "cli" / "index.js"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 CDN_HOST = CDN_URL.pattern.removeprefix("^https://").split("/", 1)[0].replace("\\.", ".")
@@ -59,11 +61,16 @@ LIGHTHOUSE_SECONDS = 180
 
 
 def installed() -> str | None:
-    """Why Lighthouse cannot run here (not installed, no ``node``), or ``None``."""
+    """Why Lighthouse cannot run here (no ``node``, not the pinned version installed), or ``None``."""
     if shutil.which("node") is None:
         return "node is not installed"
-    if not LIGHTHOUSE.is_file():
-        return f"lighthouse is not installed: run `npm install` in {NODE_MODULES.parent}"
+    try:
+        version = json.loads((NODE_MODULES / "lighthouse" / "package.json").read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        version = None
+    if version != LIGHTHOUSE_VERSION or not LIGHTHOUSE.is_file():
+        return (f"lighthouse {LIGHTHOUSE_VERSION} is not installed ({version or 'none'} is): "
+                f"run `npm install` in {NODE_MODULES.parent}")
     return None
 
 

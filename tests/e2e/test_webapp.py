@@ -23,9 +23,8 @@ BACKGROUND_JS = "() => getComputedStyle(document.body).backgroundColor"
 
 
 def wait_for_worker(tab: Tab) -> None:
-    """Wait until the page is controlled by the site's active service worker."""
-    tab.page.wait_for_function("() => navigator.serviceWorker.controller !== null"
-                               " && navigator.serviceWorker.controller.state === 'activated'")
+    """Wait until the site's service worker is active (it controls the pages loaded from then on)."""
+    tab.page.evaluate("async () => { await navigator.serviceWorker.ready; }")
 
 
 def cached_paths(tab: Tab) -> dict[str, list[str]]:
@@ -80,7 +79,9 @@ def test_offline_a_room_shows_the_offline_page_in_the_visitors_language_and_neve
     sign_in(tab, code, ana_token)
     tab.goto(f"/r/{code}")
     wait_for_worker(tab)
+    assert tab.page.evaluate("() => navigator.serviceWorker.controller") is None  # the page it registered from
     tab.goto(f"/r/{code}")  # now through the worker
+    assert tab.page.evaluate("() => navigator.serviceWorker.controller.state") == "activated"
     hand = [card["card"] for card in tab.snapshot()["hand"]]
     assert hand, "Ana holds no cards"
     assert tab.problems() == []
