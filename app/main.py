@@ -10,12 +10,10 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from websockets.frames import Frame
@@ -23,6 +21,9 @@ from websockets.frames import Frame
 from app.api import health, language, match_api, match_pages, room_api, room_pages, site_pages, sockets, webapp_pages
 from app.api.deps import guard_posts
 from app.api.language import SpeakTheVisitorsLanguage
+from app.api.seat_cookies import MoveOldSeatCookies
+from app.assets import ASSETS
+from app.caching import CacheHeaders
 from app.cluster.node import ClusterUnavailable, Node
 from app.cluster.relay import RelayMiddleware
 from app.cluster.sole import LeaseHeld
@@ -39,7 +40,6 @@ from app.wording.errors import problem, request_problems
 from app.wording.language import load_catalogues
 
 log = logging.getLogger(__name__)
-STATIC = Path(__file__).parent / "static"
 
 
 class HideFrames(logging.Filter):
@@ -160,9 +160,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(match_pages.router)
     app.include_router(language.router)
     app.include_router(webapp_pages.router)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/static", ASSETS, name="static")
     app.add_middleware(SpeakTheVisitorsLanguage)
     app.add_middleware(SecurityHeaders, docs_path=app.docs_url)
+    app.add_middleware(MoveOldSeatCookies, settings=settings)
+    app.add_middleware(CacheHeaders)  # outside what may set a cookie: a response that sets one is private
     if settings.cluster:
         # Outside the pages' headers and language (the owner adds its own), inside the proxy headers
         # (a relayed request carries the client's own address and scheme).

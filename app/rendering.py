@@ -37,6 +37,7 @@ except ImportError:  # pragma: no cover (a markupsafe without it)
     def _escape_text(text: str, /) -> str:
         return str(escape(text))
 
+from app.assets import ASSETS
 from app.bots.strength import BotStrength
 from app.game.cards import Card
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
@@ -201,7 +202,10 @@ def when(moment: datetime) -> str:
 @pass_context
 def _path_for(context: Any, name: str, /, **params: Any) -> str:
     """``url_for`` in templates: the route's path alone, so links keep the scheme and host the
-    browser used (behind a TLS proxy too) instead of the server's view of them."""
+    browser used (behind a TLS proxy too) instead of the server's view of them. A static file's
+    (``url_for('static', path='app.js')``) is the URL that names its content (:mod:`app.assets`)."""
+    if name == "static":
+        params = {**params, "path": ASSETS.hashed(params["path"])}
     return str(context["request"].app.url_path_for(name, **params))
 
 

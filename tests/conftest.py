@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
@@ -211,6 +212,21 @@ def troubled_database(request: pytest.FixtureRequest,
         with admin.connect() as connection:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.dispose()
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[TestClient]:
+    """A started app on a SQLite file of its own, rate limits off, for tests of what the whole site answers."""
+    from app.main import create_app
+    from app.settings import Settings
+
+    with TestClient(create_app(Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", rate_limits=False,
+                                        deal_pause_seconds=0.0, bot_delay_seconds=0.0,
+                                        hard_bot_budget_seconds=0.02))) as client:
+        client.peers = []  # type: ignore[attr-defined]  # the sockets of tests.api.conftest.Peer, closed below
+        yield client
+        for peer in client.peers:  # type: ignore[attr-defined]
+            peer.close()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -74,11 +74,6 @@ def limited(name: str) -> Any:
     return Depends(count)
 
 
-def cookie_name(code: str) -> str:
-    """The name of the cookie holding a player's token for room ``code``."""
-    return f"cucumber_{code.upper()}"
-
-
 def origin_allowed(conn: HTTPConnection, settings: Settings) -> bool:
     """Whether a request that may change something (a form post, a WebSocket handshake) comes from this site.
 

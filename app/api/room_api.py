@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict
 
-from app.api.deps import RegistryDep, SettingsDep, cookie_name, limited, public_base
+from app.api.deps import RegistryDep, SettingsDep, limited, public_base
 from app.api.routing import get_and_head
+from app.api.seat_cookies import set_seat_cookie
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from, state_json
-from app.settings import Settings
 from app.wording.errors import problem
 
 router = APIRouter(prefix="/api")
-
-COOKIE_MAX_AGE = 30 * 24 * 3600
-
 
 class CreateRoom(BaseModel):
     """``POST /api/rooms`` body: the creator's name and the rules (a preset, options, or both)."""
@@ -37,24 +33,13 @@ class JoinRoom(BaseModel):
     token: Any = None
 
 
-def set_player_cookie(response: Response, request: Request, settings: Settings, code: str, token: str) -> None:
-    """Remember the player's token for room ``code`` in an HttpOnly, SameSite cookie.
-
-    The cookie is ``Secure`` (never sent over plain HTTP) when the public URL
-    is https or the request came over https, directly or from a trusted proxy.
-    """
-    secure = request.url.scheme == "https" or urlsplit(settings.public_url or "").scheme == "https"
-    response.set_cookie(cookie_name(code), token, max_age=COOKIE_MAX_AGE, httponly=True, samesite="lax",
-                        secure=secure, path="/")
-
-
 @router.post("/rooms", status_code=201, dependencies=[limited("rooms_created")])
 async def create_room(body: CreateRoom, request: Request, response: Response, registry: RegistryDep,
                       settings: SettingsDep) -> dict[str, Any]:
     """Open a room; the creator is seated as host. → ``{code, url, seat, token}``."""
     rules = rules_from(body.preset, body.rules)
     room, seat, token = await registry.create(_name(body.name), rules)
-    set_player_cookie(response, request, settings, room.code, token)
+    set_seat_cookie(response, request, settings, room.code, token)
     url = f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}"
     return {"code": room.code, "url": url, "seat": seat, "token": token}
 
@@ -72,7 +57,7 @@ async def join_room(code: str, body: JoinRoom, request: Request, response: Respo
     if body.token is not None and not isinstance(body.token, str):
         raise RoomError(ErrorCode.BAD_REQUEST, problem("host_token"), status=422)
     seat, token = await room.join(_name(body.name), body.token)
-    set_player_cookie(response, request, settings, room.code, token)
+    set_seat_cookie(response, request, settings, room.code, token)
     return {"seat": seat, "token": token}
 
 
@@ -92,7 +77,7 @@ async def take_seat(code: str, body: TakeSeat, request: Request, response: Respo
     if not isinstance(body.secret, str):
         raise RoomError(ErrorCode.BAD_REQUEST, problem("link_secret"), status=422)
     seat, player, token = await room.take_seat(body.secret)
-    set_player_cookie(response, request, settings, room.code, token)
+    set_seat_cookie(response, request, settings, room.code, token)
     return {"seat": seat, "player": player, "token": token}
 
 

@@ -15,10 +15,10 @@ from fastapi import APIRouter, Form, Request, WebSocket
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup, escape
 
-from app.api.deps import RegistryDep, SettingsDep, cookie_name, get_registry, get_settings, limited, public_base
+from app.api.deps import RegistryDep, SettingsDep, get_registry, get_settings, limited, public_base
 from app.api.language import visitor_language
-from app.api.room_api import set_player_cookie
 from app.api.routing import get_and_head
+from app.api.seat_cookies import keep_or_end_seat_cookie, seat_token, set_seat_cookie
 from app.api.sockets import accept_room_socket, admitted, heartbeat_seconds, link_url, player_token_hash, serve
 from app.api.viewers import browser_viewer, remember_viewer
 from app.game.rules import MAX_PLAYERS
@@ -265,13 +265,13 @@ def _room_path(request: Request, code: str) -> str:
 def _seated_redirect(request: Request, settings: Settings, code: str, token: str) -> Response:
     """303 to the room page, with the cookie that seats this browser there."""
     response = RedirectResponse(_room_path(request, code), status_code=303)
-    set_player_cookie(response, request, settings, code, token)
+    set_seat_cookie(response, request, settings, code, token)
     return response
 
 
 def _viewer_hash(request: Request, room: Room) -> str | None:
     """The token hash in the visitor's cookie for ``room`` (``None`` without one)."""
-    token = request.cookies.get(cookie_name(room.code))
+    token = seat_token(request, room.code)
     return hash_token(token) if token else None
 
 
@@ -295,15 +295,19 @@ def _page_context(request: Request, room: Room, settings: Settings, view: RoomVi
 
 @get_and_head(router, "/r/{code}", response_class=HTMLResponse, name="room_page")
 async def room_page(code: str, request: Request, registry: RegistryDep, settings: SettingsDep) -> Response:
-    """A room's page: the lobby or the table, as this visitor may see it."""
+    """A room's page: the lobby or the table, as this visitor may see it. Its seat cookie is renewed while
+    the room knows it, and removed once the seat or the room has ended."""
     room = registry.get(code)
     if room is None:
-        return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
+        missing = templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
+        keep_or_end_seat_cookie(missing, request, settings, code, None)
+        return missing
     if room.code != code:
         return RedirectResponse(_room_path(request, room.code), status_code=308)
     view = _viewer_view(request, room)
     response = templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
     remember_viewer(request, response, settings)  # the id it chats under while it watches
+    keep_or_end_seat_cookie(response, request, settings, room.code, room.lobby)
     return response
 
 
@@ -336,7 +340,7 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
     viewer = _viewer_hash(request, room)
     if room.lobby.seat_of(viewer) is not None:
         return RedirectResponse(_room_path(request, room.code), status_code=303)
-    host_token = request.cookies.get(cookie_name(room.code)) if room.lobby.is_host(viewer) else None
+    host_token = seat_token(request, room.code) if room.lobby.is_host(viewer) else None
     try:
         _, token = await room.join(name, host_token)
     except RoomError as error:

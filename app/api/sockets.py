@@ -21,7 +21,6 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from app.api.deps import (
     client_address,
-    cookie_name,
     get_limiter,
     get_metrics,
     get_registry,
@@ -29,6 +28,7 @@ from app.api.deps import (
     origin_allowed,
     public_base,
 )
+from app.api.seat_cookies import seat_token
 from app.identity import hash_token
 from app.metrics import Metrics
 from app.ratelimit import RateLimiter
@@ -392,7 +392,7 @@ async def _close_quietly(websocket: WebSocket, code: int) -> None:
 
 def player_token_hash(websocket: WebSocket, room: Room) -> str | None:
     """The token hash of the room's player (or host) whose cookie came with the handshake."""
-    token = websocket.cookies.get(cookie_name(room.code))
+    token = seat_token(websocket, room.code)
     if not token:
         return None
     token_hash = hash_token(token)

@@ -8,6 +8,7 @@ import re
 import pytest
 from markupsafe import escape
 
+from app.assets import ASSETS
 from app.bots.strength import BotStrength
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS
 from app.rooms.schedule import STAND_IN
@@ -321,7 +322,7 @@ def seats_of(client, code):
 def test_a_form_post_from_another_site_is_refused_and_changes_nothing(client, headers):
     code, tokens = open_room(client, ["Ana"])
     client.cookies.clear()
-    client.cookies.set(f"cucumber_{code}", tokens[0])
+    client.cookies.set(f"cucumber_{code}", tokens[0], domain="testserver.local", path=f"/r/{code}")
     join = client.post(f"/r/{code}/join", data={"name": "Eve"}, headers=headers, follow_redirects=False)
     opened = client.post("/rooms", data={"name": "Eve", "preset": "agurk"}, headers=headers, follow_redirects=False)
     api = client.post("/api/rooms", json={"name": "Eve"}, headers=headers)
@@ -454,7 +455,7 @@ def test_a_link_opens_a_page_that_takes_the_seat_in_this_browser(client):
     secret = next(message for message in iter(ben.receive, None) if message["type"] == "link")["secret"]
     client.cookies.clear()
     page = client.get(f"/r/{code}/take")
-    assert page.status_code == 200 and 'name="secret"' in page.text and "take.js" in page.text
+    assert page.status_code == 200 and 'name="secret"' in page.text and ASSETS.hashed("take.js") in page.text
     assert client.get("/r/ZZZZZ/take").status_code == 404
 
     # A browser that already has a place here keeps it: the link is not spent.

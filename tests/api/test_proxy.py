@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.assets import ASSETS
 from app.settings import Settings
 
 PROXY = ("127.0.0.1", 40000)
@@ -62,7 +63,7 @@ def test_redirects_and_page_links_are_paths_not_urls(make_client):
     assert moved.status_code == 308 and moved.headers["location"] == f"/r/{code}"
     for path in ["/", f"/r/{code}", "/rules", "/matches"]:
         page = client.get(path).text
-        assert 'href="/static/app.css"' in page and 'href="/rules"' in page
+        assert f'href="/static/{ASSETS.hashed("app.css")}"' in page and 'href="/rules"' in page
         # Only the link to share is a whole URL (shown, linked, and given to the copy and share buttons).
         assert page.count("http://testserver") == (4 if path.startswith("/r/") else 0)
 
