@@ -218,9 +218,9 @@ def test_each_page_holds_the_whole_score_sheet_getting_each_deals_row_alone_once
         renderer, (rows, last) = pages.get(key, (PageRenderer(CONTEXT, link_url=str), ([], [])))
         frame = renderer.frame(renderer.render(renderings.viewer(seat, host), renderings.shared)) or ""
         if '<section id="scoresheet"' in frame:
-            assert 'beforeend:#scoresheet-rows' not in frame
+            assert 'beforeend:#scoresheet-table' not in frame
             rows, last = sheet_shown(frame.split('<section id="scoresheet"', 1)[1].split("</section>", 1)[0])
-        elif 'hx-swap-oob="beforeend:#scoresheet-rows"' in frame:
+        elif 'hx-swap-oob="beforeend:#scoresheet-table"' in frame:
             new_rows, last = sheet_shown(frame)
             assert len(new_rows) == 1 and len(last) == 1
             rows, appended = rows + new_rows, appended + 1
