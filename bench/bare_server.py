@@ -41,7 +41,8 @@ class BareRoom:
     plays: int = 0
 
     def state(self, seat: int | None) -> dict[str, Any]:
-        """What a viewer sees: shaped and sized like the real server's ``state``, the hand a fixed one."""
+        """What a viewer sees: shaped and sized like the real server's ``state`` during a deal (no deal added to
+        the score sheet), the hand a fixed one."""
         seats = [{"seat": index, "name": name, "bot": None, "connected": True, "away": False, "score": 0,
                   "lives": 2, "eliminated": False, "dealer": index == 0, "turn": index == self.turn,
                   "cards_left": 3, "played": []} for index, name in enumerate(self.names)]
@@ -54,7 +55,8 @@ class BareRoom:
                 "rules": {"hand_size": 3, "threshold": 21, "lives": 2}, "host": 0, "spectators": 1,
                 "seats": seats, "deal": 1 + self.plays // 12, "trick_number": 1 + self.plays % 12 // 4,
                 "turn": self.turn if self.phase == "playing" else None, "trick": [], "previous_trick": [],
-                "last_deal": None, "winners": [], "match_id": None, "standings": [], "you": you}
+                "last_deal": None, "winners": [], "match_id": None, "standings": [], "score_sheet_added": [],
+                "you": you}
 
 
 app = FastAPI()

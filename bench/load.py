@@ -396,7 +396,7 @@ class Socket:
             return
         state = json.loads(text)["state"]
         added = state.get("score_sheet_added")
-        self.sheet = state["score_sheet"] if added is None else [*self.sheet, *added]
+        self.sheet = state.get("score_sheet", self.sheet) if added is None else [*self.sheet, *added]
 
     def receive(self, text: str | bytes, at: float) -> None:
         """Take one message: a new version (JSON ``state`` or page fragment) or an error."""

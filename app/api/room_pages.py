@@ -240,6 +240,10 @@ def own_variants(html: str) -> tuple[str, str]:
 
 
 _SEAT_ID_SET = frozenset(SEAT_IDS)
+SHEET_BEFORE, SHEET_ADDED = "scoresheet-before", "scoresheet-added"
+"""Besides the regions, in a version whose score sheet has just had a deal added: the ``scoresheet`` region as it
+was before, and the fragment that adds the deal's row to it (:meth:`PageVersion.sheet_added`)."""
+_SHEET_PARTS = frozenset((SHEET_BEFORE, SHEET_ADDED))
 
 
 @router.post("/rooms", name="create_room_form", dependencies=[limited("rooms_created")])
@@ -416,6 +420,24 @@ class PageVersion:
         text, or the pair of its variants (:func:`own_variants`)."""
         self._shows: dict[str, Hashable] = {}
 
+    def sheet_added(self, view: RoomView) -> tuple[str, str] | None:
+        """For a score sheet region just rendered anew (``view`` a viewer's view of this version): the region as
+        it was before the sheet's last deal, kept from the version before, and the page's fragment that adds
+        that deal's row to it (``_score_sheet_added.html``); ``None`` when no such region is kept (a first deal,
+        a new match, other names: a page gets the whole sheet)."""
+        public = self.public
+        sheet = public.score_sheet
+        if len(sheet) < 2:
+            return None
+        before = self.kept.get((*self.prefix, "scoresheet", (sheet[:-1], public.seat_names), None))
+        if before is None:
+            return None
+        key = (*self.prefix, "scoresheet-added", sheet, public.seat_names)
+        added = self.kept.get(key)
+        if added is None:
+            added = self.kept[key] = templates.get_template("_score_sheet_added.html").render(view=view)
+        return before, added
+
     def find(self, name: str, shows: Callable[[RoomView], Hashable], sees: Hashable) -> tuple[Any | None, Hashable]:
         """The rendering of region ``name`` (what it ``shows`` everyone, what it ``sees`` of a viewer) kept from
         this version or the one before, noted as this version's (``None``: none is kept), and the key it is
@@ -513,6 +535,11 @@ class PageRenderer:
                     regions[name] = pair[owned[name]]
                 else:
                     regions[name] = kept[key] = found_in[found_as] = html
+            if "scoresheet" in missing:
+                version.found[SHEET_ADDED] = version.sheet_added(viewer.view())
+        added = found_in.get(SHEET_ADDED)
+        if added is not None:
+            regions[SHEET_BEFORE], regions[SHEET_ADDED] = added
         for name in NAMED_REGIONS:
             regions[name] = with_names(kept, regions[name], version.public.seats, viewer.seat)
         if self.room_chat is not None:
@@ -546,7 +573,8 @@ class PageRenderer:
         """The regions that differ from what this connection last got (all of them if ``whole``), or ``None``.
 
         The seats' container, when it is sent, holds the seats (:data:`LIVE_REGIONS`), which are then not
-        sent alone.
+        sent alone. A score sheet that adds a deal to the one this connection got last comes as the new row
+        alone (:data:`SHEET_ADDED`).
         """
         sent = self.sent
         container = regions.get("seats")
@@ -559,9 +587,17 @@ class PageRenderer:
             elif name == "seats":
                 if with_seats:
                     changed.append(html.replace(SEAT_SLOT, "".join(regions.get(seat_id, "") for seat_id in SEAT_IDS)))
+            elif name in _SHEET_PARTS:
+                continue
             elif whole or sent.get(name) != html:
-                changed.append(html)
+                before = regions.get(SHEET_BEFORE)
+                if name == "scoresheet" and not whole and before is not None and sent.get(name) == before:
+                    changed.append(regions[SHEET_ADDED])
+                else:
+                    changed.append(html)
         sent.update(regions)
+        for name in _SHEET_PARTS:
+            sent.pop(name, None)
         return "".join(changed) or None
 
     def error(self, code: str, message: str) -> str:

@@ -198,6 +198,39 @@ def test_a_json_connection_gets_the_whole_sheet_again_when_it_asks_and_when_the_
     assert other["score_sheet"] == again["score_sheet"]
 
 
+ROW = re.compile(r'<tr data-deal=.*?</tr>', re.DOTALL)
+LAST_TRICK = re.compile(r'<details class="last-trick" id="last-trick-details" data-keep-open.*?</details>', re.DOTALL)
+
+
+def sheet_shown(html: str) -> tuple[list[str], list[str]]:
+    """The score sheet's rows and last trick in ``html``, as a page shows them (an out-of-band mark aside)."""
+    return ROW.findall(html), [found.replace(' hx-swap-oob="true"', "") for found in LAST_TRICK.findall(html)]
+
+
+def test_each_page_holds_the_whole_score_sheet_getting_each_deals_row_alone_once_it_has_the_sheet():
+    """A page connection of each viewer, in each language, sent every version of a room's life: the sheet it
+    shows, from the whole sheets and new rows it is sent, is each time the one its view gives rendered afresh;
+    a deal's end sends only its row (and its last trick) to a page that has the deals before."""
+    pages: dict[tuple[str, int | None, bool], tuple[PageRenderer, tuple[list[str], list[str]]]] = {}
+    appended = 0
+    for renderings, seat, host in each_viewer(1):
+        key = (language(), seat, host)
+        renderer, (rows, last) = pages.get(key, (PageRenderer(CONTEXT, link_url=str), ([], [])))
+        frame = renderer.frame(renderer.render(renderings.viewer(seat, host), renderings.shared)) or ""
+        if '<section id="scoresheet"' in frame:
+            assert 'beforeend:#scoresheet-table' not in frame
+            rows, last = sheet_shown(frame.split('<section id="scoresheet"', 1)[1].split("</section>", 1)[0])
+        elif 'hx-swap-oob="beforeend:#scoresheet-table"' in frame:
+            new_rows, last = sheet_shown(frame)
+            assert len(new_rows) == 1 and len(last) == 1
+            rows, appended = rows + new_rows, appended + 1
+        pages[key] = renderer, (rows, last)
+        alone = render_blocks("room.html", ["scoresheet"], {**CONTEXT, "view": room_view(renderings.table, seat,
+                                                                                          host=host)})
+        assert (rows, last) == sheet_shown(alone)
+    assert appended > 3
+
+
 def test_a_kept_score_sheet_is_found_again_only_for_the_very_sheet_it_was_made_from():
     match = next(table.match for table in room_life(1) if table.match is not None and len(table.match.history) > 1)
     sheet = score_sheet(match)
