@@ -10,6 +10,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -19,9 +20,12 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from websockets.frames import Frame
 
 from app.api import health, language, match_api, match_pages, room_api, room_pages, site_pages, sockets, webapp_pages
+from app.api.answers import error_bodies
 from app.api.deps import guard_posts
 from app.api.language import SpeakTheVisitorsLanguage
+from app.api.routing import allowed_methods
 from app.api.seat_cookies import MoveOldSeatCookies
+from app.api.stopping import AnswerAtStop, ServerStopping, stopping
 from app.assets import ASSETS
 from app.caching import CacheHeaders
 from app.cluster.node import ClusterUnavailable, Node
@@ -98,7 +102,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         registry.start_sweeping()
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
         app.state.node = node
-        app.state.limiter = RateLimiter.from_settings(settings, on_limited=metrics.limit_hit)
+        app.state.limiter = limiter = RateLimiter.from_settings(settings, on_limited=metrics.limit_hit,
+                                                                on_shared=metrics.limits_sharing)
+        metrics.limits_sharing(limiter.sharing)
         coach = AnalysisWorkers(settings.database_url, settings.analysis_workers, node.process)
         started = await asyncio.to_thread(coach.start)
         if started:
@@ -108,18 +114,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await asyncio.to_thread(coach.stop, storage)
             await node.stop()
+            await limiter.close()
             storage.close(timeout=node.time_left())
 
     app = FastAPI(title="Cucumber", lifespan=lifespan, docs_url="/api/docs", redoc_url=None,
                   openapi_url="/api/openapi.json", dependencies=[Depends(guard_posts)])
     app.state.settings, app.state.metrics = settings, metrics
+
+    def openapi() -> dict[str, Any]:
+        """The JSON API's schema, made once, with the refusals described as the app answers them."""
+        if app.openapi_schema is None:
+            app.openapi_schema = error_bodies(FastAPI.openapi(app))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     # One for every page socket: each used to hold a copy of its own.
     app.state.live_context = room_pages.live_context(app.url_path_for, settings.deal_pause_seconds)
 
     @app.exception_handler(RoomError)
     async def room_error(request: Request, error: RoomError) -> JSONResponse:
-        """A refused action as ``{"error": code, "message": …}`` with its status."""
-        return JSONResponse({"error": error.code, "message": error.message}, status_code=error.status)
+        """A refused action as ``{"error": code, "message": …}`` with its status (and ``Retry-After`` when
+        waiting helps)."""
+        headers = None if error.retry_after is None else {"Retry-After": str(error.retry_after)}
+        return JSONResponse({"error": error.code, "message": error.message}, status_code=error.status,
+                            headers=headers)
 
     @app.exception_handler(Refused)
     async def refused(request: Request, error: Refused) -> Response:
@@ -135,8 +153,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def not_served(request: Request, error: HTTPException) -> Response:
         """An address no route serves (404), a method it does not take (405) or a body that cannot be read
         (400), answered as :func:`refused` answers a refusal rather than as a bare ``{"detail": …}``."""
-        allow = (error.headers or {}).get("Allow")
+        allow = None
+        if error.status_code == 405:
+            allow = allowed_methods(request.app.router.routes, request.scope) or (error.headers or {}).get("Allow")
         return await refused(request, unserved(request.method, error.status_code, allow))
+
+    @app.exception_handler(ServerStopping)
+    async def server_stopping(request: Request, error: ServerStopping) -> Response:
+        """A request whose body was still arriving when the stop began (:class:`AnswerAtStop`): 503
+        ``server_stopping``, with ``Retry-After``."""
+        return await refused(request, stopping())
 
     @app.exception_handler(StorageError)
     async def storage_error(request: Request, error: StorageError) -> JSONResponse:
@@ -155,11 +181,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(room_api.router)
     app.include_router(match_api.router)
     app.include_router(sockets.router)
-    app.include_router(site_pages.router)
-    app.include_router(room_pages.router)
-    app.include_router(match_pages.router)
-    app.include_router(language.router)
-    app.include_router(webapp_pages.router)
+    # The schema (/api/openapi.json) is the JSON API's alone: the pages and their forms stay out of it.
+    app.include_router(site_pages.router, include_in_schema=False)
+    app.include_router(room_pages.router, include_in_schema=False)
+    app.include_router(match_pages.router, include_in_schema=False)
+    app.include_router(language.router, include_in_schema=False)
+    app.include_router(webapp_pages.router, include_in_schema=False)
     app.mount("/static", ASSETS, name="static")
     app.add_middleware(SpeakTheVisitorsLanguage)
     app.add_middleware(SecurityHeaders, docs_path=app.docs_url)
@@ -169,6 +196,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Outside the pages' headers and language (the owner adds its own), inside the proxy headers
         # (a relayed request carries the client's own address and scheme).
         app.add_middleware(RelayMiddleware)
+    # Around the relay too, which reads a relayed request's body before anything else.
+    app.add_middleware(AnswerAtStop)
     # Outermost, so that every route and middleware sees the client's own address and scheme.
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     return app

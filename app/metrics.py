@@ -34,6 +34,9 @@ class Metrics:
         self.limited = Counter("cucumber_rate_limited", "Uses over a limit, by limit: per address (rooms_created, "
                                "joins, sockets, posts) or per connection (socket_plays, socket_host and so on).",
                                ["limit"], registry=registry)
+        self.limits_shared = Gauge("cucumber_rate_limits_shared", "1 while the per-address limits are counted in "
+                                   "Redis, shared by the cluster's processes; 0 while this process counts them on its "
+                                   "own (it runs alone, or Redis cannot be reached).", registry=registry)
         self.slow = Counter("cucumber_slow_clients_dropped", "Connections dropped because they stopped reading, "
                             "by kind of client.", ["kind"], registry=registry)
         self.storage = Histogram("cucumber_storage_seconds", "Time of each storage call of the rooms, by call.",
@@ -76,6 +79,10 @@ class Metrics:
     def limit_hit(self, limit: str) -> None:
         """A use went over ``limit`` (a per-address limit's name, or ``socket_<kind>``)."""
         self.limited.labels(limit).inc()
+
+    def limits_sharing(self, shared: bool) -> None:
+        """The per-address limits are counted in Redis (``shared``), or in this process's memory."""
+        self.limits_shared.set(1 if shared else 0)
 
     def exposition(self) -> tuple[bytes, str]:
         """Every metric in the Prometheus text format, and its content type."""

@@ -130,9 +130,10 @@ class Settings(BaseSettings):
     """The first part of this process's id in logs, ``/healthz`` and the room owners' log (default:
     the host name); the process id and a random part follow."""
     stop_seconds: float = Field(default=20.0, gt=0)
-    """How long a stop (SIGTERM, Ctrl-C) may take in all, from the signal to the exit. Half of it is for the
-    connections open to close (a request still sending its body, a socket) before they are cut off; the rest
-    for handing the rooms over (each room's last write, at most 10 s of it), leaving Redis and closing the
+    """How long a stop (SIGTERM, Ctrl-C) may take in all, from the signal to the exit. A request still sending
+    its body when the stop begins is answered at once (503 ``server_stopping``, ``app.api.stopping``); half of
+    it is for the other connections open to close (a request under way, a socket) before they are cut off; the
+    rest for handing the rooms over (each room's last write, at most 10 s of it), leaving Redis and closing the
     database. A process still there a few seconds after it logs where it is stuck and exits with status 1.
     A container or service manager should wait longer than this before it kills the process."""
 

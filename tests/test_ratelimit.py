@@ -1,12 +1,19 @@
-"""Per-client-address limits: the notation, whom a request counts against, and the counting."""
+"""Per-client-address limits: the notation, whom a request counts against, and the counting, alone and in Redis."""
 
 from __future__ import annotations
 
-import pytest
+import logging
+import subprocess
+import time
 
-from app.ratelimit import LIMITED, RateLimiter, client_key, parse_limits
+import pytest
+import redis
+
+from app.metrics import Metrics
+from app.ratelimit import LIMITED, RateLimiter, client_key, parse_limits, shared_storage
 from app.security import Refused
 from app.settings import Settings
+from tests.server.conftest import free_port
 
 pytestmark = pytest.mark.anyio
 
@@ -90,3 +97,98 @@ def test_the_defaults_leave_room_for_friends_behind_one_router():
 def test_a_limit_the_notation_cannot_read_is_refused_at_start():
     with pytest.raises(ValueError, match="limit_joins"):
         Settings(limit_joins="sixty")
+
+
+def private_redis(port: int) -> subprocess.Popen[bytes]:
+    """A Redis server of the test's own on ``port`` (not the shared one, which it stops), once it answers."""
+    server = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                               "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = redis.Redis(port=port, socket_connect_timeout=1)
+    try:
+        for _ in range(100):
+            try:
+                client.ping()
+                return server
+            except redis.ConnectionError:
+                time.sleep(0.05)
+    finally:
+        client.close()
+    server.kill()
+    raise RuntimeError("the private Redis did not start")
+
+
+def sharing_limiter(url: str, prefix: str, **options) -> tuple[RateLimiter, list[bool]]:
+    """A limiter of ``joins`` at 2 a minute counted in the Redis at ``url``, and what it said of its sharing."""
+    shared, client = shared_storage(url, prefix)
+    heard: list[bool] = []
+    limiter = RateLimiter({"joins": parse_limits("2/minute")}, shared=shared, client=client, on_shared=heard.append,
+                          **options)
+    return limiter, heard
+
+
+@pytest.mark.redis
+async def test_processes_sharing_redis_give_an_address_each_allowance_once(redis_server, redis_prefix):
+    first, _ = sharing_limiter(redis_server, redis_prefix)
+    second, _ = sharing_limiter(redis_server, redis_prefix)
+    try:
+        assert await first.retry_after("joins", "198.51.100.1") is None
+        assert await second.retry_after("joins", "198.51.100.1") is None
+        assert await first.retry_after("joins", "198.51.100.1") is not None
+        assert await second.retry_after("joins", "198.51.100.1") is not None
+        assert await second.retry_after("joins", "198.51.100.2") is None  # another address
+        assert first.sharing and second.sharing
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_with_redis_unreachable_each_process_counts_on_its_own_and_says_so(caplog):
+    port = free_port()  # nobody listens there
+    limiter, heard = sharing_limiter(f"redis://127.0.0.1:{port}/0", "cucumber_test")
+    try:
+        with caplog.at_level(logging.WARNING, logger="app.ratelimit"):
+            assert [await limiter.retry_after("joins", "198.51.100.1") for _ in range(2)] == [None, None]
+        assert await limiter.retry_after("joins", "198.51.100.1") is not None  # its own counts still hold
+        assert heard == [False] and not limiter.sharing
+        assert [record.message for record in caplog.records if "Redis cannot be reached" in record.message]
+    finally:
+        await limiter.close()
+
+
+@pytest.mark.redis
+async def test_redis_going_away_mid_run_leaves_the_counting_here_and_coming_back_shares_it_again():
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    limiter, heard = sharing_limiter(url, "cucumber_test", retry_seconds=0.0)
+    other, _ = sharing_limiter(url, "cucumber_test")
+    server = private_redis(port)
+    try:
+        assert await limiter.retry_after("joins", "198.51.100.1") is None
+        server.kill()
+        server.wait(10)
+        # Gone: nothing is refused for it, and the allowance is counted here from nothing.
+        assert [await limiter.retry_after("joins", "198.51.100.1") for _ in range(2)] == [None, None]
+        assert await limiter.retry_after("joins", "198.51.100.1") is not None
+        assert heard == [False]
+        server = private_redis(port)  # back, empty
+        assert await other.retry_after("joins", "198.51.100.1") is None
+        assert await limiter.retry_after("joins", "198.51.100.1") is None
+        assert heard == [False, True] and limiter.sharing
+        assert await other.retry_after("joins", "198.51.100.1") is not None  # shared again
+    finally:
+        await limiter.close()
+        await other.close()
+        server.kill()
+        server.wait(10)
+
+
+async def test_the_metrics_say_whether_the_limits_are_shared():
+    metrics = Metrics()
+    limiter = RateLimiter({"joins": parse_limits("2/minute")}, shared=shared_storage(
+        f"redis://127.0.0.1:{free_port()}/0", "cucumber_test")[0], on_shared=metrics.limits_sharing)
+    metrics.limits_sharing(limiter.sharing)
+    assert b"cucumber_rate_limits_shared 1.0" in metrics.exposition()[0]
+    await limiter.retry_after("joins", "a")
+    assert b"cucumber_rate_limits_shared 0.0" in metrics.exposition()[0]
+    alone = RateLimiter.from_settings(Settings())
+    assert alone.shared is None and not alone.sharing

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
 
 from app import __version__
 from app.api.deps import MetricsDep, NodeDep, SettingsDep, client_address
@@ -14,6 +15,15 @@ from app.api.routing import get_and_head
 from app.metrics import address_allowed
 
 router = APIRouter()
+
+
+class Readiness(BaseModel):
+    """What ``/readyz`` answers: whether the process takes new rooms, and if not, why."""
+
+    ready: bool
+    process: str
+    mode: str
+    reason: str | None = None
 
 
 @get_and_head(router, "/healthz")
@@ -25,7 +35,9 @@ async def healthz(node: NodeDep) -> dict[str, Any]:
     return {"status": "ok", "version": __version__, **node.health()}
 
 
-@get_and_head(router, "/readyz")
+@get_and_head(router, "/readyz", responses={
+    200: {"model": Readiness, "description": "The process takes new rooms."},
+    503: {"model": Readiness, "description": "The process takes no new rooms now; `reason` says why."}})
 async def readyz(node: NodeDep) -> JSONResponse:
     """200 ``{"ready": true, "process": …}`` when this process takes new rooms; 503 ``{"ready": false,
     "reason": …}`` when not: ``draining`` (handing its rooms over after SIGTERM), ``database_lease``

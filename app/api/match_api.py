@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Query
 
+from app.api.answers import READ, refusals
 from app.api.deps import StorageDep
 from app.api.routing import get_and_head
 from app.identity import is_match_id
@@ -17,7 +18,8 @@ from app.wording.errors import problem
 router = APIRouter(prefix="/api")
 
 
-@get_and_head(router, "/matches")
+@get_and_head(router, "/matches", responses=refusals(READ, {
+    422: "`bad_request`: `page` or `per_page` is not a whole number in its range."}))
 async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=MAX_PAGE),
                        per_page: int = Query(20, ge=1, le=MAX_PER_PAGE)) -> dict[str, Any]:
     """Finished matches, newest first, one page at a time."""
@@ -30,7 +32,8 @@ async def list_matches(storage: StorageDep, page: int = Query(1, ge=1, le=MAX_PA
     }
 
 
-@get_and_head(router, "/matches/{match_id}/record")
+@get_and_head(router, "/matches/{match_id}/record", responses=refusals(READ, {
+    404: "`no_such_match`: no finished match has this id."}))
 async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
     """The ``cucumber-match/1`` record of a finished match (404 for any other id, or text that is not an id)."""
     record = await asyncio.to_thread(storage.match_record, match_id) if is_match_id(match_id) else None

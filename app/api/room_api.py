@@ -2,38 +2,99 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, WithJsonSchema
 
+from app.api.answers import POSTED, ROOM, refusals
 from app.api.deps import RegistryDep, SettingsDep, limited, public_base
 from app.api.routing import get_and_head
 from app.api.seat_cookies import set_seat_cookie
+from app.game.rules import CHOICE, NUMBER, OPTIONS, PRESETS, RuleOption
+from app.names import NAME_MAX
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.protocol import rules_from, state_json
 from app.wording.errors import problem
 
 router = APIRouter(prefix="/api")
 
-class CreateRoom(BaseModel):
-    """``POST /api/rooms`` body: the creator's name and the rules (a preset, options, or both)."""
+PLAYER_NAME = "player-name"
+"""The OpenAPI ``format`` of a player's name: what :func:`app.names.clean_name` accepts."""
 
-    model_config = ConfigDict(extra="forbid")
-    name: Any = None
-    preset: str | None = None
-    rules: dict[str, Any] | None = None
+
+def option_schema(option: RuleOption) -> dict[str, Any]:
+    """The JSON schema of the values rules option ``option`` takes (docs/rules.md §3)."""
+    words = {"type": "string", "enum": list(option.choices)}
+    if option.kind == CHOICE:
+        return words
+    numbers = {"type": "integer", "minimum": option.low, "maximum": option.high}
+    return numbers if option.kind == NUMBER else {"anyOf": [numbers, words]}
+
+
+NAME_SCHEMA = WithJsonSchema({
+    "type": "string", "format": PLAYER_NAME,
+    "description": f"1 to {NAME_MAX} characters once trimmed, white space inside collapsed: letters, marks, numbers, "
+                   "punctuation, symbols, single spaces, emoji joiners and flags, at least one of them drawn; "
+                   "unique in the room regardless of case (docs/protocol.md). Another name is refused with "
+                   "`invalid_name` (422).",
+})
+PRESET_SCHEMA = WithJsonSchema({
+    "anyOf": [{"type": "string", "enum": list(PRESETS)}, {"type": "null"}],
+    "description": "A named rule set (docs/rules.md §3); none: the house rules.",
+})
+RULES_SCHEMA = WithJsonSchema({
+    "anyOf": [{"type": "object", "additionalProperties": False,
+               "properties": {option.name: option_schema(option) for option in OPTIONS}},
+              {"type": "null"}],
+    "description": "Options over the preset (docs/rules.md §3); an option left out keeps the preset's value.",
+})
+SECRET_SCHEMA = WithJsonSchema({"type": "string", "description": "The secret of a seat link (its `#` part)."})
+HOST_TOKEN_SCHEMA = WithJsonSchema({
+    "anyOf": [{"type": "string"}, {"type": "null"}],
+    "description": "The host's token, for a host who gave up their seat and sits down again under it.",
+})
+
+
+ROOM_LINKS = {
+    name: {"operationRef": f"#/paths/~1api~1rooms~1{{code}}{tail}/{method}",
+           "parameters": {"code": "$response.body#/code"}, "description": description}
+    for name, tail, method, description in (
+        ("RoomState", "", "get", "The room as a spectator sees it."),
+        ("JoinRoom", "~1players", "post", "Take a seat at the room."),
+    )
+}
+"""What a client may do next with the room it opened (OpenAPI links, by its ``code``). Taking a seat by a link
+is not among them: its secret comes from a seat's socket, not from this answer."""
+
+
+class CreateRoom(BaseModel):
+    """``POST /api/rooms`` body: the creator's name and the rules (a preset, options, or both).
+
+    The fields take any JSON, so that the route refuses a bad one with its own code; the schema says what
+    it accepts."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"required": ["name"]})
+    name: Annotated[Any, NAME_SCHEMA] = None
+    preset: Annotated[str | None, PRESET_SCHEMA] = None
+    rules: Annotated[dict[str, Any] | None, RULES_SCHEMA] = None
 
 
 class JoinRoom(BaseModel):
     """``POST /api/rooms/{code}/players`` body: the new player's name, and the host's token when the host sits again."""
 
-    model_config = ConfigDict(extra="forbid")
-    name: Any = None
-    token: Any = None
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"required": ["name"]})
+    name: Annotated[Any, NAME_SCHEMA] = None
+    token: Annotated[Any, HOST_TOKEN_SCHEMA] = None
 
 
-@router.post("/rooms", status_code=201, dependencies=[limited("rooms_created")])
+@router.post("/rooms", status_code=201, dependencies=[limited("rooms_created")], responses={
+    201: {"description": "The room is open and its creator seated as host.", "links": ROOM_LINKS},
+    **refusals(POSTED, {
+        422: "`invalid_name`: the name is not one a player may have. `invalid_rules`: no such preset, option or "
+             "value.",
+        503: "`server_full`: this server holds as many rooms as it can.",
+    })})
 async def create_room(body: CreateRoom, request: Request, response: Response, registry: RegistryDep,
                       settings: SettingsDep) -> dict[str, Any]:
     """Open a room; the creator is seated as host. → ``{code, url, seat, token}``."""
@@ -44,7 +105,13 @@ async def create_room(body: CreateRoom, request: Request, response: Response, re
     return {"code": room.code, "url": url, "seat": seat, "token": token}
 
 
-@router.post("/rooms/{code}/players", status_code=201, dependencies=[limited("joins")])
+@router.post("/rooms/{code}/players", status_code=201, dependencies=[limited("joins")],
+             responses=refusals(ROOM, POSTED, {
+                 403: "`not_host`: the token is not the host's.",
+                 409: "`room_full`, `match_started` (no seat is taken during a match), `name_taken`, "
+                      "`already_seated` (the host has a seat).",
+                 422: "`invalid_name`: the name is not one a player may have.",
+             }))
 async def join_room(code: str, body: JoinRoom, request: Request, response: Response,
                     registry: RegistryDep, settings: SettingsDep) -> dict[str, Any]:
     """Take a free seat. → ``{seat, token}``; 409 when full, started or the name is taken.
@@ -64,11 +131,14 @@ async def join_room(code: str, body: JoinRoom, request: Request, response: Respo
 class TakeSeat(BaseModel):
     """``POST /api/rooms/{code}/take`` body: the secret of a seat link."""
 
-    model_config = ConfigDict(extra="forbid")
-    secret: Any = None
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"required": ["secret"]})
+    secret: Annotated[Any, SECRET_SCHEMA] = None
 
 
-@router.post("/rooms/{code}/take", status_code=201, dependencies=[limited("joins")])
+@router.post("/rooms/{code}/take", status_code=201, dependencies=[limited("joins")], responses=refusals(ROOM, POSTED, {
+    404: "`invalid_link`: the link does not work (used, expired or never made).",
+    409: "`player_present`: the host's link found its player back at the table.",
+}))
 async def take_seat(code: str, body: TakeSeat, request: Request, response: Response, registry: RegistryDep,
                     settings: SettingsDep) -> dict[str, Any]:
     """Take the seat a link moves (its ``secret``). → ``{seat, player, token}``; 404 ``invalid_link``
@@ -81,7 +151,7 @@ async def take_seat(code: str, body: TakeSeat, request: Request, response: Respo
     return {"seat": seat, "player": player, "token": token}
 
 
-@get_and_head(router, "/rooms/{code}")
+@get_and_head(router, "/rooms/{code}", responses=refusals(ROOM))
 async def room_state(code: str, registry: RegistryDep) -> dict[str, Any]:
     """The room as a spectator sees it (no hand, ever)."""
     view = registry.require(code).view_for(None)

@@ -88,6 +88,9 @@ class Node:
         self.process = new_process_id(settings.process_name)
         self.started_at = time.time()
         self.draining = False
+        self.stop_begun = asyncio.Event()
+        """Set as the stop begins (:meth:`drain`): requests still waiting for their body are answered then
+        (``app.api.stopping``)."""
         self.redis: Redis | None = None
         self.leases: RoomLeases | None = None
         self.relay: Relay | None = None
@@ -156,7 +159,8 @@ class Node:
         that (and at most :data:`~app.rooms.registry.HANDOVER_WAIT_SECONDS`) for its action in progress."""
         if self._handover is None:
             self.draining = True
-            self.registry.accepting = False
+            self.stop_begun.set()
+            self.registry.accepting, self.registry.stopping = False, True
             self._stop_by = time.monotonic() + self.settings.stop_seconds
             wait = min(HANDOVER_WAIT_SECONDS, self.settings.stop_seconds / 2)
             self._handover = asyncio.get_running_loop().create_task(self.registry.shutdown(wait=wait))

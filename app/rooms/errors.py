@@ -28,6 +28,7 @@ class ErrorCode(StrEnum):
     NO_SUCH_MATCH = "no_such_match"
     ROOM_CROWDED = "room_crowded"
     SERVER_FULL = "server_full"
+    SERVER_STOPPING = "server_stopping"
     ROOM_MOVING = "room_moving"
     RATE_LIMITED = "rate_limited"
     CROSS_SITE = "cross_site"
@@ -71,6 +72,10 @@ class ErrorCode(StrEnum):
     SERVER_ERROR = "server_error"
 
 
+STOPPING_RETRY_SECONDS = 2
+"""The ``Retry-After`` of a request refused because the server is stopping (``server_stopping``): a restart
+takes about this long, and in a cluster the other processes serve it at once."""
+
 Words = Problem | EngineProblem
 """Why, to be put in words when someone reads it (``str()``), in the language they read."""
 
@@ -81,14 +86,16 @@ class RoomError(Exception):
     ``message`` is ``words`` in the language being spoken where it is read
     (a page's, a connection's), not where the error was raised. ``status``
     is the HTTP status an HTTP route answers with (409 by default: the
-    request does not fit the room's state).
+    request does not fit the room's state); ``retry_after``, if waiting helps, the seconds to wait
+    (its ``Retry-After`` header).
     """
 
-    def __init__(self, code: ErrorCode, words: Words, status: int = 409) -> None:
+    def __init__(self, code: ErrorCode, words: Words, status: int = 409, retry_after: int | None = None) -> None:
         super().__init__(words)
         self.code = code
         self.words = words
         self.status = status
+        self.retry_after = retry_after
 
     @property
     def message(self) -> str:

@@ -406,11 +406,17 @@ def rules_from(preset_name: Any, options: Any) -> Rules:
             return base
         if not isinstance(options, dict):
             raise InvalidRules("rules must be an object of options")
-        return Rules.from_dict({**base.to_dict(), **options})
+        return Rules.from_dict({**base.to_dict(), **{name: _whole(value) for name, value in options.items()}})
     except InvalidRules as error:
         raise RoomError(ErrorCode.INVALID_RULES, EngineProblem(error), status=422) from None
     except TypeError as error:
         raise RoomError(ErrorCode.INVALID_RULES, problem("bad_rules", detail=str(error)), status=422) from None
+
+
+def _whole(value: Any) -> Any:
+    """A JSON number with no fraction (``7.0``) as the whole number it is (``7``), as JSON does not tell
+    them apart; any other value as it came (for the rules to check)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 # ---------------------------------------------------------------------- server → client

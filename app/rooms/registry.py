@@ -25,7 +25,7 @@ from app.game.history import deal_by_deal
 from app.game.rules import Rules
 from app.game.summary import DealSummary
 from app.identity import new_room_code, normalise_code
-from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.errors import STOPPING_RETRY_SECONDS, ErrorCode, RoomError
 from app.rooms.lobby import Lobby, Seat
 from app.rooms.ownership import Ownership, SoleOwnership
 from app.rooms.persistence import RoomStore, StorageUnavailable
@@ -74,6 +74,8 @@ class RoomRegistry:
         self.stores: dict[str, RoomStore] = {}
         """Each room's own store, fenced with the epoch this process holds it under."""
         self.accepting = True
+        self.stopping = False
+        """Whether the process is stopping (new rooms are refused with ``server_stopping`` then)."""
         self._sweeper: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         """Set by :meth:`shutdown`: the sweeper ends at its next turn (a cancellation of it may be lost)."""
@@ -97,8 +99,13 @@ class RoomRegistry:
         """Open a room with ``rules`` and seat its creator as host.
 
         Returns ``(room, seat, token)``. Raises :class:`RoomError` for a bad
-        name or when the room cannot be stored (nothing is kept then).
+        name or when the room cannot be stored (nothing is kept then); while the process is stopping,
+        ``server_stopping`` (503, with the seconds to wait), and ``server_full`` (503) when it holds
+        ``max_rooms`` or takes no rooms for another reason.
         """
+        if self.stopping:
+            raise RoomError(ErrorCode.SERVER_STOPPING, problem("server_stopping"), status=503,
+                            retry_after=STOPPING_RETRY_SECONDS)
         if len(self.rooms) >= self.settings.max_rooms or not self.accepting:
             raise RoomError(ErrorCode.SERVER_FULL, problem("server_full"), status=503)
         for _ in range(CODE_ATTEMPTS):
@@ -251,7 +258,7 @@ class RoomRegistry:
     async def shutdown(self, wait: float = HANDOVER_WAIT_SECONDS) -> None:
         """Hand every room over (the rooms stay stored, for the next process to take).
 
-        New rooms are refused from now on; the sweeper stops (waited for at most
+        New rooms are refused from now on (``server_stopping``); the sweeper stops (waited for at most
         ``wait`` seconds); every room at once, once its action in progress is
         done (its write committed, or after ``wait`` seconds), stops its timer
         and closes its connections with 1012; then its ownership is released.
@@ -259,7 +266,7 @@ class RoomRegistry:
         there are (and the time to release their ownership). Never raises: a room
         whose handover fails is logged and forgotten all the same.
         """
-        self.accepting = False
+        self.accepting, self.stopping = False, True
         self._stopping.set()
         if self._sweeper is not None:
             self._sweeper.cancel()

@@ -63,8 +63,9 @@ def serve(host: str | None, port: int | None, *, err: TextIO = sys.stderr) -> in
     WebSocket frames over 64 KiB are refused by the protocol layer; smaller
     oversized messages get the protocol's ``too_large`` error. On SIGTERM or
     Ctrl-C the process first hands its rooms over (``Node.drain``), while
-    uvicorn closes its connections: those still open after half of
-    ``stop_seconds`` (a request whose body never comes) are cut off. A process
+    uvicorn closes its connections: a request still sending its body is
+    answered 503 at once (``app.api.stopping``), and those still open after
+    half of ``stop_seconds`` are cut off. A process
     still there :data:`STOP_MARGIN_SECONDS` after ``stop_seconds`` logs where
     it is stuck and exits at once with status 1.
     """

@@ -27,6 +27,7 @@ PROBLEMS = {
     "unknown_token": noted("this token has no seat in this room"),
     "room_crowded": noted("too many people are connected to this room"),
     "server_full": noted("this server has as many tables as it can hold; try again later"),
+    "server_stopping": noted("this server is stopping (it may be restarting); try again in a moment"),
     "room_moving": noted("this table is moving to another server process; try again in a moment"),
     "cross_site": noted("This form was sent from another site, so nothing was changed. "
                         "Open the room's link and try again from there."),

@@ -6,6 +6,7 @@ prefix of the test's own), with leases of 2 s renewed every 0.5 s.
 
 from __future__ import annotations
 
+import json
 import random
 import signal
 import socket
@@ -244,17 +245,20 @@ def half_sent_post(server: Server, path: str) -> socket.socket:
     return connection
 
 
-def read_until_closed(connection: socket.socket) -> None:
-    """Read ``connection`` until the server has closed it, by an end of stream or a reset (a timeout raises).
+def read_until_closed(connection: socket.socket) -> bytes:
+    """Read ``connection`` until the server has closed it, by an end of stream or a reset (a timeout raises);
+    what it sent.
 
-    uvicorn answers 500 to a request it cut off; a process that exits with part of the request still
-    unread in its socket may make the kernel reset the connection instead.
+    A process that exits with part of the request still unread in its socket may make the kernel reset the
+    connection once it has answered.
     """
+    chunks = []
     try:
-        while connection.recv(65536):
-            pass
+        while chunk := connection.recv(65536):
+            chunks.append(chunk)
     except ConnectionResetError:
         pass
+    return b"".join(chunks)
 
 
 def test_sigterm_ends_a_cluster_process_in_time_whatever_its_connections_are_doing(cluster):
@@ -272,19 +276,32 @@ def test_sigterm_ends_a_cluster_process_in_time_whatever_its_connections_are_doi
     waiting = [half_sent_post(first, "/api/rooms"), half_sent_post(first, f"/api/rooms/{there}/players")]
     try:
         first.signal(signal.SIGTERM)
-        # It hands its room over, cuts the half-sent requests off once half of stop_seconds is up, and exits
-        # by itself: its guard would end it with status 1 a few seconds after stop_seconds.
+        # It answers the half-sent requests at once, hands its room over and exits by itself: its guard would
+        # end it with status 1 a few seconds after stop_seconds.
         first.process.wait(60)
-        assert first.process.returncode in (0, -signal.SIGTERM), first.log.read_text()[-3000:]
-        assert "did not stop within" not in first.log.read_text()
+        log = first.log.read_text()
+        assert first.process.returncode in (0, -signal.SIGTERM), log[-3000:]
+        assert "did not stop within" not in log and "Traceback" not in log and "ERROR" not in log, log[-3000:]
         assert local.close_code() == 1012 and hosted.close_code() == 1012 and relayed.close_code() == 1012
         for connection in waiting:
-            read_until_closed(connection)
+            head, _, body = read_until_closed(connection).partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 503 ") and b"\r\nretry-after: 2" in head.lower(), head
+            assert json.loads(body)["error"] == "server_stopping"
     finally:
         for connection in waiting:
             connection.close()
     # The room is there for the second process to take.
     assert Client(second, here, here_tokens[0]).state["seats"][0]["name"] == "Ana"
+
+
+def test_the_processes_of_a_cluster_give_an_address_each_limit_once_not_once_each(cluster):
+    start, _ = cluster
+    first, second = (start(name, limit_rooms_created="3/minute") for name in ("first", "second"))
+    answers = [server.post("/api/rooms", {"name": "Ana"}) for server in (first, second, first, second, first)]
+    assert [answer.status_code for answer in answers] == [201, 201, 201, 429, 429]
+    assert answers[3].json()["error"] == "rate_limited" and int(answers[3].headers["retry-after"]) >= 1
+    for server in (first, second):
+        assert "cucumber_rate_limits_shared 1.0" in server.get("/metrics").text
 
 
 def test_a_room_whose_owner_does_not_answer_is_moving_and_a_room_nobody_holds_is_taken_on_demand(
