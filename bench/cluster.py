@@ -149,6 +149,20 @@ def render_template(text: str, values: Mapping[str, str]) -> str:
     return _TEMPLATE_VARIABLE.sub(lambda found: values[found.group(1)], text)
 
 
+def foreground_conf(folder: Path, http: str, *, connections: int = 8192) -> str:
+    """The main configuration of an nginx run in the foreground, as a child process of one worker with its
+    files in ``folder`` (made here, with the folders of its temporary files), no access log, and ``http``
+    (lines, indented) in its ``http`` block; ``connections`` is the worker's limit."""
+    folder.mkdir(parents=True, exist_ok=True)
+    temporary = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    for temp in temporary:
+        (folder / temp).mkdir(exist_ok=True)
+    paths = "".join(f"    {temp}_temp_path {folder}/{temp};\n" for temp in temporary)
+    return (f"daemon off;\nmaster_process off;\nworker_processes 1;\npid {folder}/nginx.pid;\n"
+            f"error_log {folder}/error.log warn;\nevents {{ worker_connections {connections}; }}\n"
+            f"http {{\n    access_log off;\n{paths}{http}}}\n")
+
+
 class Proxy:
     """nginx as a child process (not a daemon), its configuration and files in ``folder``.
 
@@ -166,34 +180,18 @@ class Proxy:
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
         folder.mkdir(parents=True, exist_ok=True)
-        for temp in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
-            (folder / temp).mkdir(exist_ok=True)
         (folder / "cucumber.conf").write_text(render_template(TEMPLATE.read_text(), {
             "CUCUMBER_PROXY_PORT": f"127.0.0.1:{self.port}", "CUCUMBER_SOCKET_ROUTE": socket_route}))
         # max_fails=1 (nginx's default): a refused connection takes a process out for fail_timeout, and
         # the request goes to the next one at once.
         (folder / "cucumber-servers.conf").write_text(
             "".join(f"server {upstream} max_fails=1 fail_timeout=2s;\n" for upstream in upstreams))
-        (folder / "nginx.conf").write_text(f"""\
-daemon off;
-master_process off;
-worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/error.log warn;
-events {{ worker_connections 8192; }}
-http {{
-    access_log off;
+        (folder / "nginx.conf").write_text(foreground_conf(folder, """\
     # Which process answered: the tests check the routing with it (not in the shared template, so
     # that a production proxy does not tell the world its addresses).
     add_header X-Cucumber-Upstream $upstream_addr always;
-    client_body_temp_path {folder}/body;
-    proxy_temp_path {folder}/proxy;
-    fastcgi_temp_path {folder}/fastcgi;
-    uwsgi_temp_path {folder}/uwsgi;
-    scgi_temp_path {folder}/scgi;
     include cucumber.conf;
-}}
-""")
+"""))
 
     def start(self) -> None:
         """Start nginx and wait until it answers; raises ``RuntimeError`` with its log if it does not."""

@@ -12,6 +12,7 @@ import json
 import re
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -271,7 +272,8 @@ class Tab:
 
     def _request_failed(self, request: Any) -> None:
         # The browser gives up the icon's request when the page moves on before it came: not a fault of the page.
-        given_up = request.failure == "net::ERR_ABORTED" and request.url.endswith("/static/favicon.svg")
+        icon = re.search(r"/static/favicon\.[0-9a-f]+\.svg$", request.url) is not None
+        given_up = request.failure == "net::ERR_ABORTED" and icon
         if request.url not in self.refused_requests and not given_up:
             self.failed_requests.append(f"{request.method} {request.url}: {request.failure}")
 
@@ -538,7 +540,9 @@ def standings_on_page(tab: Tab) -> list[tuple[int, str, int]]:
 
 def sign_in(tab: Tab, code: str, token: str) -> None:
     """Give the tab's browser the player cookie of ``token`` for room ``code``, as joining would."""
-    tab.context.add_cookies([{"name": f"cucumber_{code}", "value": token, "url": tab.server.url}])
+    host = urllib.parse.urlsplit(tab.server.url).hostname
+    tab.context.add_cookies([{"name": f"cucumber_{code}", "value": token, "domain": host, "path": f"/r/{code}",
+                              "httpOnly": True, "sameSite": "Lax"}])
 
 
 def play_until(server: LiveServer, code: str, pages: dict[int, Tab], others: dict[int, ProtocolPlayer],

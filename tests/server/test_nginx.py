@@ -14,7 +14,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from bench.cluster import nginx_binary
+from bench.cluster import foreground_conf, nginx_binary
 from tests.server.conftest import Server, free_port
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -48,32 +48,17 @@ def nginx(tmp_path: Path) -> Iterator[Callable[..., str]]:
 
     def start(server: Server, *, cache: bool = False) -> str:
         folder = tmp_path / f"nginx{len(processes)}"
-        folder.mkdir()
         port = free_port()
         location = readme_location().replace("http://127.0.0.1:8000", f"http://127.0.0.1:{server.port}")
         assert f"127.0.0.1:{server.port}" in location
         if cache:
             location = location.replace("location / {\n", "location / {\n" + CACHE, 1)
-        (folder / "nginx.conf").write_text(f"""\
-daemon off;
-master_process off;
-worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    client_body_temp_path {folder}/body;
-    proxy_temp_path {folder}/proxy;
-    fastcgi_temp_path {folder}/fastcgi;
-    uwsgi_temp_path {folder}/uwsgi;
-    scgi_temp_path {folder}/scgi;
+        (folder / "nginx.conf").write_text(foreground_conf(folder, f"""\
     proxy_cache_path {folder}/cache keys_zone=cucumber:1m;
     server {{
         listen 127.0.0.1:{port};
 {location}    }}
-}}
-""")
+""", connections=1024))
         process = subprocess.Popen([str(nginx_binary()), "-p", f"{folder}/", "-c", str(folder / "nginx.conf")],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         processes.append(process)
