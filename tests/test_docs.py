@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from app.game.rules import CHOICE, NUMBER, NUMBER_OR_WORD, OPTIONS, RuleOption
+from app.game.rules import CHOICE, NUMBER, NUMBER_OR_WORD, OPTIONS, PRESETS, RuleOption, Rules
 from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,6 +96,17 @@ def test_the_rules_specification_names_every_option_with_its_default():
     assert set(cells) == {option.name for option in OPTIONS}
     for option in OPTIONS:
         assert cells[option.name].strip("`").startswith(str(option.default)), option.name
+
+
+def test_the_rules_specification_gives_every_preset_its_options():
+    # docs/rules.md §3, "Presets": the options each preset names (as `name: word` or `name` N), defaults for the rest.
+    rows = table_after(RULES.read_text(encoding="utf-8"), "| preset | options | where it comes from |")
+    written = {}
+    for row in rows:
+        name, options = (cell.strip() for cell in row.split("|")[1:3])
+        pairs = re.findall(r"`(\w+)(?:: (\w+)`|` (\d+))", options)
+        written[name.strip("`")] = {option: word or int(number) for option, word, number in pairs}
+    assert {name: Rules().changed(**options) for name, options in written.items()} == PRESETS
 
 
 # ---------------------------------------------------------------------------

@@ -27,10 +27,12 @@ import httpx
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from app.cluster.relay import RETRY_PAUSE_SECONDS, ROUTE_ATTEMPTS
 from app.game.match import deal_hands, new_match, play
 from app.game.record import check_record
 from app.game.rules import Rules
 from app.game.views import view_for
+from app.settings import Settings
 from tests.score_sheets import whole_sheet
 
 NAMES = ["Ana", "Ben", "Cy", "Dag"]
@@ -40,6 +42,13 @@ EXPECTED_ERRORS = {"stale_play", "match_started", *RESENT_AFTER_ERRORS}
 """Errors a resent play or start may meet; any other error is a problem."""
 RECONNECT_CODES = {1006, 1011, 1012, 1013}
 """Close codes after which docs/protocol.md says to reconnect."""
+
+HANDSHAKE_SECONDS = ROUTE_ATTEMPTS * (max(2.0, Settings.model_fields["lease_seconds"].default)
+                                     + RETRY_PAUSE_SECONDS) + 10.0
+"""How long a socket waits for the answer to its handshake: longer than a process may take to give one
+(it asks the room's owner up to ``ROUTE_ATTEMPTS`` times, each for up to the lease, then accepts and closes
+with 1013). A client that gives up sooner abandons, under load, handshakes about to be answered and starts
+again from nothing, adding to the load it waits on."""
 
 Fingerprint = tuple[Any, ...]
 CLOCK = time.monotonic()
@@ -116,8 +125,8 @@ class Player:
         """Keep a socket open until the table is done, reconnecting after any close."""
         while not self.table.done.is_set():
             try:
-                async with connect(self.table.socket_url, open_timeout=5, close_timeout=1, ping_interval=5,
-                                   ping_timeout=10, max_size=2**20) as socket:
+                async with connect(self.table.socket_url, open_timeout=HANDSHAKE_SECONDS, close_timeout=1,
+                                   ping_interval=5, ping_timeout=10, max_size=2**20) as socket:
                     self.socket, self.connections = socket, self.connections + 1
                     on_socket: dict[str, Any] = {"version": -1, "sent": set()}
                     hello: dict[str, Any] = {"type": "hello", "lang": "en"}
@@ -241,6 +250,8 @@ class Table:
         self.closes: Counter[Any] = Counter()
         self.resent = 0
         self.moments: set[tuple[Any, ...]] = set()
+        self.opened_at = 0.0
+        """When the table's sockets began to connect (``time.monotonic()``), set by whoever starts them."""
         self.last_sent = 0.0
         """When a player of the table last sent a play or a start (``time.monotonic()``)."""
         self.moved_at: list[tuple[float, float, tuple[Any, ...]]] = []
@@ -254,8 +265,8 @@ class Table:
         self.finished: dict[str, dict[str, Any]] = {}
 
     def may_start(self) -> bool:
-        """Whether the host starts a (new) match: until the failovers are over."""
-        return not self.stopping
+        """Whether the host starts a (new) match: until the failovers are over, and the first match always."""
+        return not self.stopping or not self.matches
 
     def problem(self, text: str) -> None:
         """Keep a broken promise of the server, to be reported at the end."""
@@ -285,14 +296,13 @@ class Table:
                 self.finished[state["match_id"]] = state
                 if self.stopping:
                     self.done.set()
-        elif state["phase"] == "lobby" and self.stopping and not self.matches:
-            self.done.set()
 
     def stop(self) -> None:
-        """No new match: the table is done once the match in play is over."""
+        """No new match: the table is done once the match in play is over (its first match, if it has not
+        started one yet)."""
         self.stopping = True
         latest = max(self.versions, default=None)
-        if latest is not None and json.loads(self.versions[latest])["phase"] != "playing":
+        if latest is not None and json.loads(self.versions[latest])["phase"] == "finished":
             self.done.set()
 
     def moved_since(self, at: float) -> float | None:

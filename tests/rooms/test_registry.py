@@ -8,7 +8,7 @@ import time
 import pytest
 from sqlalchemy import create_engine, text
 
-from app.game.rules import Rules
+from app.game.rules import Rules, preset, preset_name
 from app.identity import hash_token
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.registry import RoomRegistry, new_process_id
@@ -296,3 +296,28 @@ async def test_a_shutdown_ends_the_sweeper_even_when_its_cancellation_is_lost(st
         stopping.cancel()
         await asyncio.wait({stopping}, timeout=BOUND)
     assert done and swallowed == [True]
+
+
+async def test_a_match_begun_under_the_earlier_parlett_goes_on_under_its_own_rules_after_a_restart(store):
+    # docs/rules.md §3, "Presets": a match keeps the rules it began with, option by option, though parlett
+    # now has follow must_match.
+    earlier = preset("parlett").changed(follow="match_or_lowest")
+    first = RoomRegistry(SETTINGS, store, process="first")
+    room, _, ana = await first.create("Ana", earlier)
+    for name in ("Ben", "Cy"):
+        await room.join(name)
+    await room.start(hash_token(ana))
+    if room.match.needs_deal:
+        assert await room.deal_next()
+    seat = room.match.turn
+    await room.play(room.seats[seat].token_hash, room.match.legal_cards(seat)[0].code)
+    restarted = RoomRegistry(SETTINGS, store, process="again")
+    assert await restarted.restore() == 1
+    again = restarted.get(room.code)
+    assert again.match.rules == earlier and preset_name(again.match.rules) is None
+    assert again.match.deal.plays == room.match.deal.plays
+    seat = again.match.turn
+    await again.play(again.seats[seat].token_hash, again.match.legal_cards(seat)[-1].code)
+    for registry in (first, restarted):
+        for live in registry.rooms.values():
+            live.close()
