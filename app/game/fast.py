@@ -4,11 +4,12 @@
 transition, with events. The searches of the bots and the engine benchmark
 play millions of cards and need none of that, so this module plays the same
 rules (docs/rules.md §2–3) on plain ints and lists, with no state or event
-objects. Property tests (``tests/test_fast_engine.py``) check it against the
-readable engine card for card: the same generator gives the same match.
+objects. Property tests (``tests/game/test_fast_engine.py``) check it against
+the readable engine card for card: the same generator gives the same match.
 
 Hands are bit sets (bit ``card`` set for each card, as in
-:mod:`app.game.cards`); cards are their numbers 0–51.
+:mod:`app.game.cards`), except inside :func:`play_random_match`, which keeps
+sorted lists of card numbers; cards are their numbers 0–51.
 
 The API, all pure apart from the injected ``rand`` / ``rng``:
 
