@@ -1,4 +1,4 @@
-"""Computer players for Cucumber, from random (``easy``) to a search (``hard``).
+"""Computer players for Cucumber, from random (``easy``) to searches (``hard``, ``expert``).
 
 Call :func:`choose_card` with a seat's view; :mod:`app.bots.arena` plays bots
 against each other and measures them.

@@ -4,15 +4,18 @@
 transition, with events. The searches of the bots and the engine benchmark
 play millions of cards and need none of that, so this module plays the same
 rules (docs/rules.md §2–3) on plain ints and lists, with no state or event
-objects. Property tests (``tests/test_fast_engine.py``) check it against the
-readable engine card for card: the same generator gives the same match.
+objects. Property tests (``tests/game/test_fast_engine.py``) check it against
+the readable engine card for card: the same generator gives the same match.
 
 Hands are bit sets (bit ``card`` set for each card, as in
-:mod:`app.game.cards`); cards are their numbers 0–51.
+:mod:`app.game.cards`), except inside :func:`play_random_match`, which keeps
+sorted lists of card numbers; cards are their numbers 0–51.
 
 The API, all pure apart from the injected ``rand`` / ``rng``:
 
 - :func:`table_for` — the rule constants of a :class:`~app.game.rules.Rules`.
+- :func:`position_of` — a readable match's deal in progress as the plain
+  values :func:`play_out` and :func:`settle` take.
 - :func:`play_random_match` — a whole match between random-legal players.
 - :func:`play_out` — the rest of one deal from any position, each card by
   the rule of thumb with some random play; returns the last trick's payers.
@@ -30,6 +33,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import NamedTuple
 
+from app.game.match import Match
 from app.game.rules import Rules
 
 ALL = (1 << 52) - 1
@@ -126,6 +130,47 @@ def shuffle_hands(order: tuple[int, ...], seat_count: int, hand_size: int,
         hand = hands[seat] = deck[index:needed:count]
         hand.sort()
     return hands
+
+
+class Position(NamedTuple):
+    """A deal in progress as plain values (see :func:`position_of`).
+
+    ``hands`` per seat (bit sets), ``followers`` (:func:`followers_of` the
+    deal's seats), ``leader`` and ``trick`` (card numbers so far) of the
+    current trick, ``trick_index`` from 0, ``turn`` (the seat to play), and
+    the totals, lives and deals (this one included) that :func:`settle` needs.
+    """
+
+    table: Table
+    hands: tuple[int, ...]
+    followers: tuple[tuple[int, ...], ...]
+    leader: int
+    trick: tuple[int, ...]
+    trick_index: int
+    turn: int
+    scores: tuple[int, ...]
+    lives: tuple[int, ...]
+    deals: int
+
+
+def position_of(match: Match) -> Position:
+    """The deal in progress of ``match`` as a :class:`Position`.
+
+    For searches over a real (or a sampled) match. A deal in progress only:
+    raises ``ValueError`` when nobody is to play. Typical use, scoring each
+    candidate card ``first`` of the seat to play in one world::
+
+        at = position_of(match)
+        payers, points = play_out(at.table, list(at.hands), at.followers, at.leader, list(at.trick),
+                                  at.trick_index, first, rng.random, 0.1, True)
+        scores, lives, winners = settle(at.table, at.followers, at.scores, at.lives, payers, points, at.deals)
+    """
+    deal = match.deal
+    if match.finished or deal is None or deal.turn is None:
+        raise ValueError("no deal is in progress")
+    trick = tuple(int(card) for card in deal.plays[deal.trick_start:])
+    return Position(table_for(match.rules), deal.hands, followers_of(deal.order), deal.leader, trick,
+                    deal.trick_number, deal.turn, match.scores, match.lives, len(match.history) + 1)
 
 
 class Outcome(NamedTuple):

@@ -34,7 +34,7 @@ class Timing:
     ``bot_delay``: a bot's pause before playing; ``away_grace``: how long a
     player may have no connection before a bot plays for them (and a host
     before hosting passes on); ``hard_budget``: thinking time of a ``hard``
-    bot; ``deal_pause``: the pause after a deal before the next one;
+    or ``expert`` bot; ``deal_pause``: the pause after a deal before the next one;
     ``seat_link``: how long a link that moves a seat to another browser works.
     """
 

@@ -19,6 +19,7 @@ from app.game.fast import (
     last_trick_payers,
     play_out,
     play_random_match,
+    position_of,
     settle,
     shuffle_hands,
     table_for,
@@ -86,16 +87,19 @@ def test_a_play_out_is_the_readable_engines(rules: Rules, players: int, seed: in
     draws = rng.random()
     ended, _ = play_out_deal(match, rollout(first, high_first, epsilon, random.Random(draws).random))
 
-    table = table_for(rules)
-    trick = [int(card) for _, card in deal.current_trick()] if deal.winning is not None else []
-    followers = followers_of(deal.order)
-    payers, points = play_out(table, list(deal.hands), followers, deal.leader, trick, deal.trick_number, first,
-                              random.Random(draws).random, epsilon, high_first)
+    at = position_of(match)
+    assert at.turn == deal.turn
+    payers, points = play_out(at.table, list(at.hands), at.followers, at.leader, list(at.trick), at.trick_index,
+                              first, random.Random(draws).random, epsilon, high_first)
     readable_seats, readable_points, _ = readable_payers(rules, ended.deal)
     assert (payers, points) == (readable_seats, readable_points)
-    scores, lives, winners = settle(table, followers, match.scores, match.lives, payers, points,
-                                    len(match.history) + 1)
+    scores, lives, winners = settle(at.table, at.followers, at.scores, at.lives, payers, points, at.deals)
     assert (scores, lives, winners) == (ended.scores, ended.lives, ended.winners)
+
+
+def test_a_position_needs_a_deal_in_progress() -> None:
+    with pytest.raises(ValueError, match="no deal"):
+        position_of(new_match(["Ana", "Ben"]))
 
 
 def test_a_card_that_is_not_legal_is_refused() -> None:
