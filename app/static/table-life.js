@@ -1,8 +1,8 @@
-// The table page's life between two states: a short tone when your turn comes (off until the player
-// turns it on, remembered in this browser), the turn clock counting down, the trick brought into view on
-// a small screen, cards moving from a seat to the trick and from the trick to the piles (none under
-// prefers-reduced-motion), sharing the room link where the browser can, and disclosures that stay open
-// when their region is sent again.
+// The table page's life between two states: a short tone and a short vibration when your turn comes (each
+// off until the player turns it on, remembered in this browser), the screen kept awake during your match,
+// the turn clock counting down, the trick brought into view on a small screen, cards moving from a seat to
+// the trick and from the trick to the piles (none under prefers-reduced-motion), sharing the room link where
+// the browser can, and disclosures that stay open when their region is sent again.
 (function () {
   "use strict";
 
@@ -11,14 +11,22 @@
 
   // ---- The turn sound: a tone made with the Web Audio API, no audio file.
   var SOUND_KEY = "cucumber.turnSound";
+
+  var VIBRATE_KEY = "cucumber.turnVibrate";
+  var VIBRATION_MS = 180;
   var audio = null;
 
-  function soundOn() {
-    try { return window.localStorage.getItem(SOUND_KEY) === "on"; } catch (e) { return false; }
+  // Whether the choice kept under ``key`` is "on"; ``remember`` keeps one.
+  function isOn(key) {
+    try { return window.localStorage.getItem(key) === "on"; } catch (e) { return false; }
   }
 
-  function remember(on) {
-    try { window.localStorage.setItem(SOUND_KEY, on ? "on" : "off"); } catch (e) { /* private mode: this page only */ }
+  function remember(key, on) {
+    try { window.localStorage.setItem(key, on ? "on" : "off"); } catch (e) { /* private mode: this page only */ }
+  }
+
+  function soundOn() {
+    return isOn(SOUND_KEY);
   }
 
   // Browsers start an audio context only after a gesture on the page: make it then, and wake it up.
@@ -53,11 +61,10 @@
     if (soundButton) soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
   }
   if (soundButton) {
-    soundButton.hidden = false;
     showSound();
     soundButton.addEventListener("click", function () {
       var on = !soundOn();
-      remember(on);
+      remember(SOUND_KEY, on);
       showSound();
       if (on) tone();  // what it will sound like, and the gesture that lets the page play it later
     });
@@ -71,11 +78,71 @@
     document.addEventListener("keydown", wake, true);
   }
 
+  // ---- The turn vibration, where the device has one (the Vibration API): the button shows only there.
+  var vibrateButton = document.querySelector(".turn-vibrate");
+  var canVibrate = typeof navigator.vibrate === "function";
+
+  function buzz() {
+    if (canVibrate) navigator.vibrate(VIBRATION_MS);
+  }
+
+  if (vibrateButton) {
+    vibrateButton.hidden = !canVibrate;
+    vibrateButton.setAttribute("aria-pressed", isOn(VIBRATE_KEY) ? "true" : "false");
+    vibrateButton.addEventListener("click", function () {
+      var on = !isOn(VIBRATE_KEY);
+      remember(VIBRATE_KEY, on);
+      vibrateButton.setAttribute("aria-pressed", on ? "true" : "false");
+      if (on) buzz();  // what it will feel like
+    });
+  }
+
   function myTurn() {
     var status = document.getElementById("status");
     return !!status && status.classList.contains("your-turn");
   }
   var wasMine = myTurn();
+
+  // ---- The screen awake (the Screen Wake Lock API, where the browser has it): while the page is shown, and
+  // its player's match is being played at this table. The room says when (its data-awake): "match", all
+  // through it, at a live table; "turn", only while it is their turn, at a slow one. The browser lets the
+  // lock go when the page is hidden; it is asked for again when the page is shown.
+  var lock = null;
+  var asking = false;
+
+  function inYourMatch() {
+    var status = document.getElementById("status");
+    return !!status && status.dataset.phase === "playing" && !!document.querySelector("#seats .seat.you");
+  }
+
+  function awakeWanted() {
+    if (document.visibilityState !== "visible" || !inYourMatch()) return false;
+    return room.dataset.awake === "turn" ? myTurn() : true;
+  }
+
+  function keepAwake() {
+    if (!navigator.wakeLock || typeof navigator.wakeLock.request !== "function") return;
+    var wanted = awakeWanted();
+    if (wanted && !lock && !asking) {
+      asking = true;
+      navigator.wakeLock.request("screen").then(function (sentinel) {
+        asking = false;
+        lock = sentinel;
+        sentinel.addEventListener("release", function () {
+          if (lock === sentinel) lock = null;
+        });
+        keepAwake();  // the table may have moved on meanwhile
+      }, function () {
+        asking = false;  // refused (no permission, low battery): asked again at the next change
+      });
+    } else if (!wanted && lock) {
+      var held = lock;
+      lock = null;
+      held.release().catch(function () { /* already released */ });
+    }
+  }
+  keepAwake();
+  document.addEventListener("visibilitychange", keepAwake);
 
   // ---- The trick in view: on a phone the hand stays at the bottom of the screen (app.css), and on a small
   // one the room's heading and link leave no room above it for the trick. When a deal starts (or the page
@@ -216,6 +283,8 @@
     var held = holding();
     var moment = yourMoment();
     if (mine && !wasMine && soundOn()) tone();
+    if (mine && !wasMine && isOn(VIBRATE_KEY)) buzz();
+    keepAwake();
     if ((moment && moment !== wasMoment) || (held && !wasHolding)) showTrick();
     wasMine = mine;
     wasHolding = held;

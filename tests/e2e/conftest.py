@@ -120,6 +120,7 @@ def start_server(folder: Path, *, deal_pause: float,
 
 
 def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """Stop a server of ``start_server``: SIGTERM, then SIGKILL if it has not ended in 10 s."""
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
@@ -129,35 +130,32 @@ def stop_server(process: subprocess.Popen[bytes]) -> None:
             process.wait(5)
 
 
-@pytest.fixture(scope="session")
-def server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """One live server for the whole run, with a short pause between deals."""
-    process, live = start_server(tmp_path_factory.mktemp("server"), deal_pause=DEAL_PAUSE_SECONDS)
+def serve(folder: Path, *, deal_pause: float, away_grace: float = 600.0) -> Iterator[LiveServer]:
+    """A fixture's live server (:func:`start_server` with these settings), stopped when the fixture ends."""
+    process, live = start_server(folder, deal_pause=deal_pause, away_grace=away_grace)
     try:
         yield live
     finally:
         stop_server(process)
+
+
+@pytest.fixture(scope="session")
+def server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One live server for the whole run, with a short pause between deals."""
+    yield from serve(tmp_path_factory.mktemp("server"), deal_pause=DEAL_PAUSE_SECONDS)
 
 
 @pytest.fixture(scope="session")
 def slow_server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """A live server whose pause between deals is long enough to look at the deal summary."""
-    process, live = start_server(tmp_path_factory.mktemp("slow-server"), deal_pause=2.5)
-    try:
-        yield live
-    finally:
-        stop_server(process)
+    yield from serve(tmp_path_factory.mktemp("slow-server"), deal_pause=2.5)
 
 
 @pytest.fixture(scope="session")
 def presence_server(e2e_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """A live server whose away grace is short (so its pages beat every second): presence in seconds."""
-    process, live = start_server(tmp_path_factory.mktemp("presence-server"), deal_pause=DEAL_PAUSE_SECONDS,
-                                 away_grace=SHORT_GRACE_SECONDS)
-    try:
-        yield live
-    finally:
-        stop_server(process)
+    yield from serve(tmp_path_factory.mktemp("presence-server"), deal_pause=DEAL_PAUSE_SECONDS,
+                     away_grace=SHORT_GRACE_SECONDS)
 
 
 @pytest.fixture(scope="session")

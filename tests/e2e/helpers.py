@@ -550,8 +550,9 @@ def play_until(server: LiveServer, code: str, pages: dict[int, Tab], others: dic
     """Play turn after turn until ``stop(answer)`` holds for the room; returns that answer.
 
     A seat with a page plays its first playable card by clicking it; a seat
-    in ``others`` plays its lowest legal card over the protocol. Every page
-    is in sync with the answer ``stop`` sees.
+    in ``others`` plays its lowest legal card over the protocol; the server
+    plays any other seat (a bot's, or the stand-in's of a player who stepped
+    away). Every page is in sync with the answer ``stop`` sees.
     """
     while True:
         answer = sync_pages(server, code, [*pages.values(), *watchers])
@@ -562,7 +563,7 @@ def play_until(server: LiveServer, code: str, pages: dict[int, Tab], others: dic
         turn = state["turn"]
         if turn in pages:
             pages[turn].page.locator("#hand .card-button.playable").first.click()
-        elif turn is not None:
+        elif turn in others:
             player = others[turn]
             player.wait(lambda now, who=player, seat=turn, seen=answer["version"]:
                         who.version >= seen and now["turn"] == seat)

@@ -222,6 +222,9 @@ def test_the_open_chat_fits_a_phone_and_a_desktop(open_tab, server: LiveServer, 
     ana = seated(open_tab, server, code, host["token"], f"host {device} {scheme}", **options)
     other = seated(open_tab, server, code, ben["token"], f"Ben {device} {scheme}", **options)
     watcher = seated(open_tab, server, code, None, f"watcher {device} {scheme}", **options)
+    if device == "360":  # on a phone the chat is behind its tab
+        for tab in (ana, other, watcher):
+            tab.page.click('.panel-tab[data-panel="chat"]')
     write(ana, LONG_WORD)
     write(other, LONG_LINK)
     write(watcher, "a spectator says: " + LONG_WORD[:60])

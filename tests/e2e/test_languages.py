@@ -50,10 +50,15 @@ def words_left(tab: Tab) -> list[str]:
 
 
 def switch_language(tab: Tab, code: str) -> None:
-    """Choose ``code`` with the switcher at the top of the page, as a person would."""
-    tab.page.select_option("form.language select", code)
+    """Choose ``code`` with the switcher at the top of the page, as a person would (on a phone's table page, in
+    the panel of the room's link and settings)."""
+    settings = tab.page.locator('.panel-tab[data-panel="more"]:visible[aria-expanded="false"]')
+    if settings.count():
+        settings.click()
+    form = tab.page.locator("form.language:visible")
+    form.locator("select").select_option(code)
     with tab.page.expect_navigation():
-        tab.page.click("form.language button")
+        form.locator("button").click()
     if tab.page.locator("main#room").count():
         tab.wait_live()
 
@@ -200,8 +205,10 @@ def test_every_language_fits_a_360_pixel_phone(open_tab, server: LiveServer, scr
         others[seat] = ProtocolPlayer(server, room, server.post(f"/api/rooms/{room}/players", {"name": name})["token"])
     tab.goto(f"/r/{room}")
     sync_pages(server, room, [tab])
+    tab.page.click('.panel-tab[data-panel="rules"]')  # on a phone the rules are behind their tab
     tab.page.click("#rules details > summary")  # the host's rules form, open
     check("lobby")
+    tab.page.click('.panel-tab[data-panel="rules"]')  # the table again
 
     tab.page.click("#controls button.start")
     server.wait_room(room, lambda now: now["state"]["phase"] == "playing")

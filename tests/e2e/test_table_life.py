@@ -134,6 +134,8 @@ def test_the_open_score_sheet_fits(open_tab, server: LiveServer, screenshots: Pa
     start(server, code, ana)
     play_until(server, code, {0: ana}, others,
                lambda now: len(now["state"]["score_sheet"]) >= 1 and now["state"]["turn"] == 0)
+    if width == 360:
+        ana.page.click('.panel-tab[data-panel="scores"]')  # on a phone the sheet is behind its tab
     ana.page.click("#last-trick-details > summary")
     ana.page.locator("#scoresheet").scroll_into_view_if_needed()
     shoot(ana, screenshots, f"score-sheet-{width}-{scheme}")
@@ -223,6 +225,92 @@ def test_the_turn_sound_is_off_until_turned_on_and_is_remembered(open_tab, serve
     assert watcher.page.locator("button.turn-sound").count() == 0  # spectators have no turn
     close(others)
     assert ana.problems() == []
+
+
+AWAKE_JS = """(() => {
+  window.locks = [];
+  window.vibrations = [];
+  const request = type => {
+    const sentinel = new EventTarget();
+    sentinel.type = type;
+    sentinel.released = false;
+    sentinel.release = () => {
+      if (!sentinel.released) {
+        sentinel.released = true;
+        window.locks.push('release');
+        sentinel.dispatchEvent(new Event('release'));
+      }
+      return Promise.resolve();
+    };
+    window.locks.push('request ' + type);
+    return Promise.resolve(sentinel);
+  };
+  Object.defineProperty(navigator, 'wakeLock', {value: {request}, configurable: true});
+  Object.defineProperty(navigator, 'vibrate', {value: pattern => { window.vibrations.push(pattern); return true; },
+                                               configurable: true});
+})()"""
+"""The page's Screen Wake Lock and Vibration APIs, recording what it asks of them (``window.locks``:
+"request screen" and "release"; ``window.vibrations``: the patterns)."""
+
+SHOWN_JS = """(shown) => {
+  Object.defineProperty(document, 'visibilityState', {value: shown ? 'visible' : 'hidden', configurable: true});
+  document.dispatchEvent(new Event('visibilitychange'));
+}"""
+"""Tells the page it is hidden (``false``) or shown (``true``), as the browser would."""
+
+
+def locks(tab: Tab) -> list[str]:
+    return list(tab.page.evaluate("() => window.locks"))
+
+
+def test_the_screen_stays_awake_through_your_match_while_shown_and_you_may_feel_your_turn(
+        open_tab, server: LiveServer) -> None:
+    code, ana, others = open_table(server, open_tab, init=AWAKE_JS, rules={"match_length": 3})
+    watcher = open_tab("Watcher")
+    watcher.page.add_init_script(AWAKE_JS)
+    watcher.goto(f"/r/{code}")
+    assert locks(ana) == []  # in the lobby the screen may sleep
+    vibrate = ana.page.locator("button.turn-vibrate")
+    assert vibrate.is_visible() and vibrate.get_attribute("aria-pressed") == "false"
+
+    start(server, code, ana)
+    ana.page.wait_for_function("() => window.locks.length === 1")
+    assert locks(ana) == ["request screen"]
+    ana.page.evaluate(SHOWN_JS, False)  # the tab is hidden: the lock goes
+    assert locks(ana) == ["request screen", "release"]
+    ana.page.evaluate(SHOWN_JS, True)  # and comes back with the page
+    ana.page.wait_for_function("() => window.locks.length === 3")
+    assert locks(ana)[-1] == "request screen"
+
+    # The vibration is off until turned on: Ana's turns come without one.
+    play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
+    assert ana.page.evaluate("() => window.vibrations") == []
+    vibrate.click()
+    assert vibrate.get_attribute("aria-pressed") == "true"
+    assert ana.page.evaluate("() => localStorage.getItem('cucumber.turnVibrate')") == "on"
+    assert ana.page.evaluate("() => window.vibrations.length") == 1  # what it feels like
+    accessible(ana)
+    play_until(server, code, {0: ana}, others, lambda now: now["state"]["turn"] == 1)
+    play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
+    ana.page.wait_for_function("() => window.vibrations.length === 2")
+
+    # At a slow table (its data-awake "turn") the screen stays awake only while it is your turn.
+    ana.page.evaluate("() => { document.getElementById('room').dataset.awake = 'turn'; }")
+    play_until(server, code, {0: ana}, others, lambda now: now["state"]["turn"] == 1)
+    ana.page.wait_for_function("() => window.locks.at(-1) === 'release'")
+    play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
+    ana.page.wait_for_function("() => window.locks.at(-1) === 'request screen'")
+    ana.page.evaluate("() => { document.getElementById('room').dataset.awake = 'match'; }")
+
+    # The match ends: the screen may sleep again. A spectator never kept it awake.
+    play_until(server, code, {0: ana}, others, lambda now: now["state"]["phase"] == "finished")
+    ana.page.wait_for_function("() => window.locks.at(-1) === 'release'")
+    assert locks(watcher) == [] and watcher.page.locator("button.turn-vibrate").count() == 0
+    ana.page.reload()
+    ana.wait_live()
+    assert ana.page.locator("button.turn-vibrate").get_attribute("aria-pressed") == "true"  # remembered
+    close(others)
+    assert ana.problems() == [] and watcher.problems() == []
 
 
 # ---------------------------------------------------------------- motion
