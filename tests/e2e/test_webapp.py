@@ -8,7 +8,7 @@ from typing import Any
 
 from app.wording.language import speaking, translations
 from tests.e2e.conftest import CHROMIUM
-from tests.e2e.helpers import CHROMIUM_ARGS, LiveServer, ProtocolPlayer, Tab, cdn_packages, sign_in
+from tests.e2e.helpers import CHROMIUM_ARGS, LiveServer, ProtocolPlayer, Tab, audit, cdn_packages, sign_in
 
 CACHED_PATHS_JS = """async () => {
   const found = {};
@@ -106,8 +106,9 @@ def test_offline_a_room_shows_the_offline_page_in_the_visitors_language_and_neve
             assert tab.page.locator("#hand, #seats, #status, [data-card]").count() == 0
             content = tab.page.content()
             assert not any(f'data-card="{card}"' in content for card in hand)
-            # The offline page is styled from the kept stylesheet.
+            # The offline page is styled from the kept stylesheet, and is for everyone.
             assert tab.page.evaluate(BACKGROUND_JS) == online_background
+            assert audit(tab) == [], path
         # What is not a page is not answered from any cache either.
         failed = tab.page.evaluate("""async (path) => {
             try { await fetch(path); return false; } catch (error) { return true; } }""", f"/api/rooms/{code}")
