@@ -6,6 +6,7 @@ printed and kept with the reports, never asserted (scripts/lighthouse reports th
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -22,13 +23,15 @@ def lighthouse_ready(e2e_ready: None) -> None:
 
 
 def test_lighthouse_finds_the_pages_accessible_well_made_and_found_by_search_engines_where_wanted(
-        lighthouse_ready: None, server: LiveServer, screenshots: Path) -> None:
-    folder = screenshots / "lighthouse"
-    folder.mkdir(exist_ok=True)
-    reports = audit_site(server, folder, CHROMIUM)
+        lighthouse_ready: None, server: LiveServer, screenshots: Path, tmp_path: Path) -> None:
+    reports = audit_site(server, tmp_path, CHROMIUM)
     assert set(reports) == {*PAGES, ROOM}
     figures = {name: scores(report) for name, report in reports.items()}
-    (folder / "scores.json").write_text(json.dumps(figures, indent=2) + "\n")
+    kept = screenshots / "lighthouse"  # the run's artefacts: each page's report and the scores
+    kept.mkdir(exist_ok=True)
+    for report in tmp_path.glob("*.json"):
+        shutil.copy(report, kept / report.name)
+    (kept / "scores.json").write_text(json.dumps(figures, indent=2) + "\n")
     print("\nLighthouse scores (performance is reported, not asserted):", json.dumps(figures, indent=1))
 
     problems = []

@@ -58,10 +58,12 @@ def anas_turn(open_tab: Any, server: LiveServer) -> tuple[str, Tab, ProtocolPlay
     turn: the room's code, her page, Ben, and the room once her page shows it."""
     host = server.post("/api/rooms", {"name": "Ana", "preset": "quick"})
     code = host["code"]
-    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
     ana = open_tab("Ana")
     sign_in(ana, code, host["token"])
+    # Her page is live before Ben sits down: a host still away when the 3-second grace ends, with another
+    # player there, hands the hosting on to them, and a slow browser start would make Ben the host.
     ana.goto(f"/r/{code}")
+    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
     ana.page.click("#controls button.start")
     while True:
         state = ben.wait(lambda now: now["phase"] == "playing" and now["turn"] is not None)
