@@ -59,6 +59,8 @@ ROUTE_POLICIES: dict[str, Policy | None] = {
     "openapi": SHARED,
     "swagger_ui_html": SHARED,
     "swagger_ui_redirect": SHARED,
+    # A finished match's analysis: it says "waiting" until the coach is done, so it is checked before each use.
+    "match_analysis": ONE_URL,
     # A room as a spectator sees it, in JSON.
     "room_state": ROOM_STATE,
     # The table page reads the seat cookie; the forms and the API's posts set it (and answer with a token);

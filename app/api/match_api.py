@@ -42,7 +42,8 @@ async def match_record(match_id: str, storage: StorageDep) -> dict[str, Any]:
     return record
 
 
-@get_and_head(router, "/matches/{match_id}/analysis")
+@get_and_head(router, "/matches/{match_id}/analysis", responses=refusals(READ, {
+    404: "`no_such_match`: no finished match has this id."}))
 async def match_analysis(match_id: str, storage: StorageDep) -> dict[str, Any]:
     """The coach's analysis of a finished match (docs/coach.md): ``status`` (``waiting``, ``running``, ``done``
     or ``failed``), ``grades`` (one object per play, as ``cucumber analyse --json`` prints them) and

@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from app.api.routing import get_and_head
+from app.assets import ASSETS
 from app.rendering import templates
 from app.webapp import manifest, static_version
 from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES, speaking
@@ -48,7 +49,7 @@ async def web_manifest(code: str, request: Request) -> Response:
         raise HTTPException(status_code=404)
 
     def static_path(path: str) -> str:
-        return str(request.app.url_path_for("static", path=path))
+        return str(request.app.url_path_for("static", path=ASSETS.hashed(path)))
 
     body = JSONResponse(manifest(code, static_path, str(request.app.url_path_for("home")))).body
     return _fresh(request, bytes(body), MANIFEST_TYPE)
