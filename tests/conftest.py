@@ -231,5 +231,10 @@ def site(tmp_path: Path) -> Iterator[TestClient]:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Run the browser tests last: Playwright keeps an event loop running in the main
-    thread while its browser is open, which asyncio tests after it could not share."""
+    thread while its browser is open, which asyncio tests after it could not share. Every test
+    under tests/e2e counts as one, whether or not its module says so."""
+    browser_tests = Path(__file__).resolve().parent / "e2e"
+    for item in items:
+        if browser_tests in Path(item.path).resolve().parents:
+            item.add_marker(pytest.mark.e2e)
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)

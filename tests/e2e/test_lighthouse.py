@@ -15,6 +15,8 @@ from tests.e2e.conftest import CHROMIUM, skip_unless_ready
 from tests.e2e.helpers import LiveServer
 from tests.e2e.lighthouse import PAGES, ROOM, audit_site, failed_audits, installed, scores
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def lighthouse_ready(e2e_ready: None) -> None:

@@ -6,9 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from app.wording.language import speaking, translations
 from tests.e2e.conftest import CHROMIUM
 from tests.e2e.helpers import CHROMIUM_ARGS, LiveServer, ProtocolPlayer, Tab, audit, cdn_packages, sign_in
+
+pytestmark = pytest.mark.e2e
 
 CACHED_PATHS_JS = """async () => {
   const found = {};
