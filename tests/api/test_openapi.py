@@ -3,6 +3,8 @@ default checks, finds nothing against it; every route under ``/api`` is in it; i
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from typing import Any
 
@@ -28,8 +30,9 @@ EXAMPLES = 50
 WORKFLOWS = 20
 """Sequences of linked calls generated."""
 
-_folder = tempfile.TemporaryDirectory(prefix="cucumber-openapi-")
-APP = create_app(Settings(database_url=f"sqlite:///{_folder.name}/openapi.db", rate_limits=False,
+_FOLDER = tempfile.mkdtemp(prefix="cucumber-openapi-")
+atexit.register(shutil.rmtree, _FOLDER, ignore_errors=True)
+APP = create_app(Settings(database_url=f"sqlite:///{_FOLDER}/openapi.db", rate_limits=False,
                           deal_pause_seconds=0.0, bot_delay_seconds=0.0))
 """The app schemathesis calls: its own database, limits off (schemathesis sends hundreds of requests from
 one address). Schemathesis runs its lifespan for each operation's test."""
