@@ -64,16 +64,30 @@ BAD_REQUEST = "`bad_request`: a parameter or the body is not of the type describ
 
 def error_bodies(schema: dict[str, Any]) -> dict[str, Any]:
     """The OpenAPI ``schema`` FastAPI made, with its own 422 answers (``{"detail": […]}``, which the app never
-    sends: it answers :class:`ErrorBody`) described as the app answers them, and their models left out."""
+    sends: it answers :class:`ErrorBody`) described as the app answers them, or left out where no request can
+    be unfit (:func:`can_be_unfit`), and their models left out."""
     error = {"$ref": f"#/components/schemas/{ErrorBody.__name__}"}
     for item in schema.get("paths", {}).values():
         for operation in item.values():
             answer = operation.get("responses", {}).get("422")
-            if answer is not None and answer["content"]["application/json"]["schema"] == {"$ref": VALIDATION_ERROR}:
+            if answer is None or answer["content"]["application/json"]["schema"] != {"$ref": VALIDATION_ERROR}:
+                continue
+            if can_be_unfit(operation):
                 operation["responses"]["422"] = {"description": BAD_REQUEST,
                                                  "content": {"application/json": {"schema": error}}}
+            else:
+                del operation["responses"]["422"]
     models = schema.get("components", {}).get("schemas", {})
     models.pop("HTTPValidationError", None)
     models.pop("ValidationError", None)
     models.setdefault(ErrorBody.__name__, ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}"))
     return schema
+
+
+def can_be_unfit(operation: dict[str, Any]) -> bool:
+    """Whether a request to OpenAPI ``operation`` can fail its parameters' or body's types (a 422): it has a
+    body, or a parameter other than text in the path (any text is a path's part; a code or an id that names
+    nothing is a 404)."""
+    return "requestBody" in operation or any(
+        parameter["in"] != "path" or set(parameter["schema"]) - {"title"} != {"type"}
+        or parameter["schema"]["type"] != "string" for parameter in operation.get("parameters", ()))

@@ -96,14 +96,18 @@ async def _first(receiving: Awaitable[Message], begun: asyncio.Event) -> Message
     """The message ``receiving`` (a ``receive()`` awaitable) gives, or ``None`` if ``begun`` is set first (or
     was already, and no message is at hand): the part of the body it waited for is then left unread."""
     task = asyncio.ensure_future(receiving)
-    if not begun.is_set():
-        stop = asyncio.ensure_future(begun.wait())
-        try:
-            await asyncio.wait((task, stop), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-    else:
-        await asyncio.sleep(0)  # a part that has arrived is taken; one still to come is not waited for
+    try:
+        if not begun.is_set():
+            stop = asyncio.ensure_future(begun.wait())
+            try:
+                await asyncio.wait((task, stop), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+        else:
+            await asyncio.sleep(0)  # a part that has arrived is taken; one still to come is not waited for
+    except BaseException:  # cancelled itself (the server cut the request off): the wait ends with it
+        task.cancel()
+        raise
     if task.done():
         return task.result()
     task.cancel()
