@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -149,8 +150,19 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``cucumber`` command with ``argv`` (default: the process arguments); return the exit status.
 
-    Bad options print the usage and exit with status 2 (``SystemExit``).
+    Bad options print the usage and exit with status 2 (``SystemExit``). When the reader of the output goes
+    away first (``cucumber analyse RECORD | head -1``), the command stops without a traceback, with status 1.
     """
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        # What is still buffered for the closed pipe would fail again at exit: send it nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """The command of ``argv``, run; its exit status (:func:`main`)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "serve":

@@ -79,3 +79,20 @@ def test_simulate_takes_the_engines_seat_limits(capsys):
     for players in (MIN_PLAYERS - 1, MAX_PLAYERS + 1):
         with pytest.raises(SystemExit):
             main(["simulate", "--players", str(players)])
+
+
+def test_a_reader_that_goes_away_first_stops_the_command_without_a_traceback():
+    """``cucumber simulate | head -0``: the pipe is closed before the command writes to it."""
+    import os
+    import subprocess
+    import sys
+
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        done = subprocess.run([sys.executable, "-m", "app", "simulate", "--count", "1"], stdout=writer,
+                              stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(writer)
+    assert done.returncode == 1
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
