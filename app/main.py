@@ -60,6 +60,10 @@ HIDE_FRAMES = HideFrames()
 FRAME_LOGGER = "uvicorn.error"
 """The logger uvicorn gives the WebSocket layer."""
 
+MACHINE_PATHS = frozenset({"/healthz", "/readyz"})
+"""Addresses read by programs, not people, outside ``/api``: their refusals are JSON, as the API's are.
+``/metrics`` is not one: to a client it does not allow, it must look like any address nobody serves."""
+
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the application for ``settings`` (read from the environment when omitted).
@@ -141,9 +145,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(Refused)
     async def refused(request: Request, error: Refused) -> Response:
-        """A refused request (another site's post, a limit): JSON under ``/api``, a page elsewhere,
-        with ``Retry-After`` when waiting helps."""
-        if request.url.path.startswith("/api/"):
+        """A refused request (another site's post, a limit): JSON under ``/api`` and at the operators'
+        addresses (:data:`MACHINE_PATHS`), a page elsewhere, with ``Retry-After`` when waiting helps."""
+        if request.url.path.startswith("/api/") or request.url.path in MACHINE_PATHS:
             return JSONResponse({"error": error.code, "message": error.message}, status_code=error.status,
                                 headers=error.headers)
         return templates.TemplateResponse(request, "refused.html", {"error": error}, status_code=error.status,

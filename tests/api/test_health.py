@@ -128,3 +128,12 @@ def test_readyz_is_503_while_the_database_lease_is_not_held(client):
     client.app.state.node.database_lease.held = False
     answer = client.get("/readyz")
     assert answer.status_code == 503 and answer.json()["reason"] == "database_lease"
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/readyz"])
+def test_the_operators_addresses_refuse_another_method_in_json_naming_the_ones_they_take(client, path):
+    answer = client.post(path)
+    assert answer.status_code == 405
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.json()["error"] == "method_not_allowed"
+    assert set(answer.headers["allow"].replace(" ", "").split(",")) == {"GET", "HEAD"}
