@@ -13,16 +13,27 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
 
 from app.game.cards import DECK
 from app.game.rules import Rules
-from app.storage import Storage
+from app.storage import Storage, queries
+from app.storage.engine import BEGIN_MODE
 
 COMMIT_EACH = "commit_each"
-"""Every play its own transaction in a worker thread (``Storage.record_play``): how the rooms stored plays before."""
+"""Every play its own transaction in a worker thread (:func:`commit_each`): how the rooms stored plays before."""
 GROUP_COMMIT = "group_commit"
-"""Every play handed to the group commit (``Storage.submit_play``), as the rooms store plays now."""
+"""Every play handed to the group commit (``Storage.record_play``), as the rooms store plays now."""
 MODES = (COMMIT_EACH, GROUP_COMMIT)
+
+
+def commit_each(engine: Engine, **play: Any) -> None:
+    """Store one play (``queries.record_play``'s arguments) in a transaction of its own, as storage did before
+    its group commit: the figure the group commit is measured against."""
+    with engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"}).begin() as connection:
+        queries.record_play(connection, **play)
 
 
 def measure(storage: Storage, *, rooms: int, plays: int, mode: str, label: str | None = None) -> float:
@@ -39,23 +50,24 @@ def measure(storage: Storage, *, rooms: int, plays: int, mode: str, label: str |
     match_ids = [f"{prefix}-{room}" for room in range(rooms)]
     rules = Rules()
     hands = [[card.code for card in DECK[seat * rules.hand_size:(seat + 1) * rules.hand_size]] for seat in range(5)]
-    for match_id in match_ids:
-        storage.start_match(match_id=match_id, room_code=None, rules=rules.to_dict(),
-                            players=[f"P{seat}" for seat in range(5)], started_at=datetime.now(UTC))
-        storage.record_deal(match_id=match_id, deal=0, dealer=0, hands=hands)
+
+    async def deal(match_id: str) -> None:
+        await storage.start_match(match_id=match_id, room_code=None, rules=rules.to_dict(),
+                                  players=[f"P{seat}" for seat in range(5)], started_at=datetime.now(UTC))
+        await storage.record_deal(match_id=match_id, deal=0, dealer=0, hands=hands)
 
     async def room(match_id: str) -> None:
         # Storage checks the order of the plays, not the cards: any codes do.
         for play in range(plays):
             card, played_at = DECK[play % len(DECK)].code, datetime.now(UTC)
             if mode == COMMIT_EACH:
-                await asyncio.to_thread(storage.record_play, match_id=match_id, deal=0, play=play, card=card,
-                                        played_at=played_at)
+                await asyncio.to_thread(commit_each, storage.engine, match_id=match_id, deal=0, play=play,
+                                        card=card, played_at=played_at)
             else:
-                await asyncio.wrap_future(storage.submit_play(match_id=match_id, deal=0, play=play, card=card,
-                                                              played_at=played_at))
+                await storage.record_play(match_id=match_id, deal=0, play=play, card=card, played_at=played_at)
 
     async def all_rooms() -> float:
+        await asyncio.gather(*(deal(match_id) for match_id in match_ids))
         started = time.perf_counter()
         await asyncio.gather(*(room(match_id) for match_id in match_ids))
         return time.perf_counter() - started

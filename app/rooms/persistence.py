@@ -1,8 +1,8 @@
 """The rooms' way to storage: each call runs in a worker thread, off the event loop.
 
-Deals and plays go to storage's group commit instead (``Storage.submit_…``): the
-plays of all rooms waiting at a time share one transaction, and each is awaited
-until it is committed.
+The writes of a match (its start, deals, plays and end) are storage's own
+coroutines instead, on its group commit: the plays of all rooms waiting at a
+time share one transaction, and each is awaited until it is committed.
 
 Rooms hand over engine values (a match, its seats); this module turns them
 into what storage keeps. Storage errors become :class:`StorageUnavailable`,
@@ -119,7 +119,7 @@ class RoomStore:
 
     async def start_match(self, *, match_id: str, room_code: str, match: Match) -> None:
         """Store a new match in progress with its first deal as dealt."""
-        await self._observed("start_match", self.storage.commit_start_match(
+        await self._observed("start_match", self.storage.start_match(
             match_id=match_id, room_code=room_code, rules=match.rules.to_dict(), players=list(match.players),
             started_at=now(), fence=self.fence))
         await self.record_deal(match_id=match_id, match=match)
@@ -130,7 +130,7 @@ class RoomStore:
         if deal is None:
             raise ValueError("the match has no deal to store")
         hands = [[card.code for card in deal.dealt_hand(seat)] for seat in range(match.seat_count)]
-        await self._observed("record_deal", self.storage.commit_deal(match_id=match_id, deal=match.deals_completed,
+        await self._observed("record_deal", self.storage.record_deal(match_id=match_id, deal=match.deals_completed,
                                                                      dealer=deal.dealer, hands=hands,
                                                                      fence=self.fence))
 
@@ -142,13 +142,13 @@ class RoomStore:
         """Store the play of ``card`` (a card code) made in ``before``, before it is shown to anyone, with who
         decided it (``decided_by``: docs/rules.md §4)."""
         plays = len(before.deal.plays) if before.deal is not None else 0
-        await self._observed("record_play", self.storage.commit_play(match_id=match_id, deal=before.deals_completed,
+        await self._observed("record_play", self.storage.record_play(match_id=match_id, deal=before.deals_completed,
                                                                      play=plays, card=card, played_at=now(),
                                                                      fence=self.fence, decided_by=decided_by))
 
     async def finish_match(self, *, match_id: str, match: Match) -> None:
         """Store the finished ``match`` with its record, placings and winners."""
-        await self._observed("finish_match", self.storage.commit_finish_match(
+        await self._observed("finish_match", self.storage.finish_match(
             match_id=match_id, record=records.to_record(match), placings=placings(match),
             winners=list(match.winners), ended_at=now(), fence=self.fence))
 

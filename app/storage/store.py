@@ -1,15 +1,16 @@
 """The storage API the server calls: rooms, matches, their deals and plays.
 
-Plain synchronous methods, each one session and one transaction, and for the
-deals and plays of the rooms a group commit (``submit_…``, a future each, or
-``commit_…`` to await on the event loop); every database failure comes out as
-:class:`~app.storage.errors.StorageError`.
+Reads and the writes of rooms and leases are plain synchronous methods, each
+one session and one transaction. The writes of a match (its start, deals,
+plays and end) are coroutines that return once the group commit holding them
+is committed (:class:`~app.storage.batch.BatchWriter`): a match is written in
+that one way, by the server, its tools and its tests alike. Every database
+failure comes out as :class:`~app.storage.errors.StorageError`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import datetime
 from functools import partial
@@ -45,10 +46,10 @@ class Storage:
     statement. The engine connects lazily: a database that is down makes the
     calls fail, not the construction. Methods may be called from any thread;
     each uses its own session and transaction, so a call either commits
-    whole or not at all; the ``submit_…`` methods hand their write to one
-    writer thread that commits all those waiting together (a group commit,
-    :class:`~app.storage.batch.BatchWriter`), each write whole or not at
-    all. Timestamps must be timezone-aware and come back in UTC. A value
+    whole or not at all; the writes of a match, called on an event loop, hand
+    their write to one writer thread that commits all those waiting together
+    (a group commit, :class:`~app.storage.batch.BatchWriter`), each write
+    whole or not at all. Timestamps must be timezone-aware and come back in UTC. A value
     that one of the databases could not hold (text with NUL or longer than
     its column, a whole number beyond 32 bits, NaN in JSON) is refused
     before the database sees it, by every database alike, with
@@ -101,8 +102,8 @@ class Storage:
             raise StorageError(f"could not upgrade the database: {describe(error)}") from error
 
     def close(self, timeout: float | None = None) -> bool:
-        """Commit the deals and plays submitted, then close every pooled connection; later calls raise
-        :class:`StorageError` (a later ``submit_…`` gives a future failed with it).
+        """Commit the writes of matches waiting, then close every pooled connection; later calls raise
+        :class:`StorageError`.
 
         Waits at most ``timeout`` seconds (``None``: as long as it takes) for those writes; returns whether
         they were all committed. When the database does not answer in time, what is still pending is logged
@@ -167,9 +168,9 @@ class Storage:
 
     # Matches
 
-    def start_match(self, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
-                    players: Sequence[str], started_at: datetime, fence: Fence | None = None) -> None:
-        """Store a new match in progress.
+    async def start_match(self, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
+                          players: Sequence[str], started_at: datetime, fence: Fence | None = None) -> None:
+        """Store a new match in progress; returns once it is committed.
 
         ``match_id`` from :func:`~app.storage.values.new_match_id`;
         ``room_code`` of a saved room (or ``None``); ``rules`` the full rules
@@ -179,110 +180,57 @@ class Storage:
         seats are no longer stepped away (``SeatRecord.stepped_away``).
         Starting the same match again does nothing. Raises
         :class:`StorageError`, e.g. for a match id in use by another match or
-        an unknown room.
+        an unknown room, and when the database refuses the whole batch
+        (nothing of the match is stored then).
         """
-        with self._unit(f"start match {match_id!r}", write=True, fence=fence) as session:
-            queries.start_match(session.connection(), match_id=match_id, room_code=room_code, rules=rules,
-                                players=players, started_at=started_at)
-
-    async def commit_start_match(self, *, match_id: str, room_code: str | None, rules: Mapping[str, Any],
-                                 players: Sequence[str], started_at: datetime, fence: Fence | None = None) -> None:
-        """:meth:`start_match` in the next group commit, for a caller on the event loop: returns once the match
-        is committed, or raises :class:`StorageError` where :meth:`start_match` would, and when the database
-        refuses the whole batch (nothing of the match is stored then)."""
         await self._batch.submit_waited(f"start match {match_id!r}", ownership.fenced(fence, partial(
             queries.start_match, match_id=match_id, room_code=room_code, rules=rules, players=players,
             started_at=started_at)))
 
-    def record_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]]) -> None:
-        """Store deal ``deal`` (from 0) of a match as dealt: ``dealer`` seat, ``hands[s]`` card codes of seat s.
+    async def record_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]],
+                          fence: Fence | None = None) -> None:
+        """Store deal ``deal`` (from 0) of a match as dealt: ``dealer`` seat, ``hands[s]`` card codes of seat s;
+        returns once it is committed.
 
         Deals are stored in order: raises :class:`StorageError` if the match
         is unknown, deal ``deal - 1`` is not stored, or ``deal`` is stored
-        with other cards. Storing the same deal again does nothing, so a
-        call whose answer was lost may be repeated.
-        """
-        with self._unit(f"record deal {deal} of match {match_id!r}", write=True) as session:
-            queries.record_deal(session.connection(), match_id=match_id, deal=deal, dealer=dealer, hands=hands)
-
-    def record_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime,
-                    decided_by: str = PLAYER) -> None:
-        """Append play ``play`` (from 0 within the deal) of deal ``deal``: the card code played, and who
-        decided it (``decided_by``, :class:`~app.storage.models.PlayRow`).
-
-        Plays are stored in order and once: raises :class:`StorageError` if
-        the deal is not stored, play ``play - 1`` is not, or ``play`` is
-        stored as another card. Storing the same play again does nothing, so
+        with other cards, and when the database refuses the whole batch (then
+        the deal is not stored). Storing the same deal again does nothing, so
         a call whose answer was lost may be repeated.
         """
-        with self._unit(f"record play {play} of deal {deal} of match {match_id!r}", write=True) as session:
-            queries.record_play(session.connection(), match_id=match_id, deal=deal, play=play, card=card,
-                                played_at=played_at, decided_by=decided_by)
-
-    def submit_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]],
-                    fence: Fence | None = None) -> Future[None]:
-        """:meth:`record_deal` in the next group commit: returns at once, with a future of the write.
-
-        The future's result is ``None`` once the deal is committed. It fails
-        with :class:`StorageError` where :meth:`record_deal` would raise it,
-        and when the database refuses the whole batch (down, locked); then the
-        deal is not stored. Writes are applied in the order submitted.
-        """
-        return self._batch.submit(*_deal_write(match_id=match_id, deal=deal, dealer=dealer, hands=hands,
-                                               fence=fence))
-
-    async def commit_deal(self, *, match_id: str, deal: int, dealer: int, hands: Sequence[Sequence[str]],
-                          fence: Fence | None = None) -> None:
-        """:meth:`submit_deal` for a caller on the event loop: returns once the deal is committed, or raises
-        :class:`StorageError` as its future would fail. The loop is woken once for all it waits for in a
-        batch (:meth:`~app.storage.batch.BatchWriter.submit_waited`)."""
         await self._batch.submit_waited(*_deal_write(match_id=match_id, deal=deal, dealer=dealer, hands=hands,
                                                      fence=fence))
 
-    def submit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime,
-                    fence: Fence | None = None, decided_by: str = PLAYER) -> Future[None]:
-        """:meth:`record_play` in the next group commit: returns at once, with a future of the write.
-
-        Plays of many rooms waiting at once are committed in one transaction
-        (one fsync); each is checked as by :meth:`record_play`, and one refused
-        play (out of order, stored as another card, a value no database here
-        may hold) fails alone, rolled back to a savepoint. The future's result is
-        ``None`` once the play is committed, never before: only then may it be
-        shown. It fails with :class:`StorageError` for a refused play, and for
-        every play of a batch the database refuses as a whole (down, locked),
-        none of which is stored. Two plays of one deal submitted one after the
-        other are applied in that order. With a ``fence``, a play of a room taken by another process since
-        fails alone with :class:`~app.storage.errors.OwnershipLost`, checked first.
-        """
-        return self._batch.submit(*_play_write(match_id=match_id, deal=deal, play=play, card=card,
-                                               played_at=played_at, fence=fence, decided_by=decided_by))
-
-    async def commit_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime,
+    async def record_play(self, *, match_id: str, deal: int, play: int, card: str, played_at: datetime,
                           fence: Fence | None = None, decided_by: str = PLAYER) -> None:
-        """:meth:`submit_play` for a caller on the event loop: returns once the play is committed (only then
-        may it be shown), or raises :class:`StorageError` as its future would fail. The loop is woken once
-        for all it waits for in a batch (:meth:`~app.storage.batch.BatchWriter.submit_waited`)."""
+        """Append play ``play`` (from 0 within the deal) of deal ``deal``: the card code played, and who
+        decided it (``decided_by``, :class:`~app.storage.models.PlayRow`); returns once it is committed,
+        never before: only then may it be shown.
+
+        Plays are stored in order and once: raises :class:`StorageError` if
+        the deal is not stored, play ``play - 1`` is not, or ``play`` is
+        stored as another card; one refused play fails alone, rolled back to a
+        savepoint. It raises too, for every play of a batch the database
+        refuses as a whole (down, locked), none of which is stored. Storing
+        the same play again does nothing, so a call whose answer was lost may
+        be repeated. With a ``fence``, a play of a room taken by another
+        process since fails alone with
+        :class:`~app.storage.errors.OwnershipLost`, checked first.
+        """
         await self._batch.submit_waited(*_play_write(match_id=match_id, deal=deal, play=play, card=card,
                                                      played_at=played_at, fence=fence, decided_by=decided_by))
 
-    def finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
-                     winners: Sequence[int], ended_at: datetime, fence: Fence | None = None) -> None:
-        """Mark a match finished, with its final record (docs/rules.md §4) and results.
+    async def finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
+                           winners: Sequence[int], ended_at: datetime, fence: Fence | None = None) -> None:
+        """Mark a match finished, with its final record (docs/rules.md §4) and results; returns once it is
+        committed.
 
         ``placings[s]``: seat s's place from 1 (``app.game.standings.placings``);
         ``winners``: the winning seats. The record is stored as given (not
         checked again). A match whose start was never stored is stored now
-        (started at ``ended_at``). Raises :class:`StorageError`.
+        (started at ``ended_at``). Raises :class:`StorageError`, also when the
+        database refuses the whole batch (the match stays in progress then).
         """
-        with self._unit(f"finish match {match_id!r}", write=True, fence=fence) as session:
-            queries.finish_match(session.connection(), match_id=match_id, record=record, placings=placings,
-                                 winners=winners, ended_at=ended_at)
-
-    async def commit_finish_match(self, *, match_id: str, record: Mapping[str, Any], placings: Sequence[int],
-                                  winners: Sequence[int], ended_at: datetime, fence: Fence | None = None) -> None:
-        """:meth:`finish_match` in the next group commit, for a caller on the event loop: returns once the end
-        is committed, or raises :class:`StorageError` where :meth:`finish_match` would, and when the database
-        refuses the whole batch (the match stays in progress then)."""
         await self._batch.submit_waited(f"finish match {match_id!r}", ownership.fenced(fence, partial(
             queries.finish_match, match_id=match_id, record=record, placings=placings, winners=winners,
             ended_at=ended_at)))

@@ -132,7 +132,7 @@ async def finished_unstored(store, monkeypatch, process: str):
         raise StorageError("the database went away")
 
     with monkeypatch.context() as patch:
-        patch.setattr(store.storage, "commit_finish_match", refused)
+        patch.setattr(store.storage, "finish_match", refused)
         match_id = await play_to_the_last_card(room)
     assert room.current.finish_pending and store.storage.match_record(match_id) is None
     return registry, room, ana, match_id
@@ -161,7 +161,7 @@ async def refuse_finish(**_kwargs):
 async def test_a_new_match_is_not_started_over_a_finished_match_not_yet_stored(store, monkeypatch):
     registry, room, ana, match_id = await finished_unstored(store, monkeypatch, "first")
     with monkeypatch.context() as patch:
-        patch.setattr(store.storage, "commit_finish_match", refuse_finish)
+        patch.setattr(store.storage, "finish_match", refuse_finish)
         with pytest.raises(RoomError) as refused:
             await room.start(hash_token(ana))
         assert refused.value.code == ErrorCode.STORAGE_UNAVAILABLE and room.current.match_id == match_id

@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 from app.game import Rules, to_record
 from app.game.simulate import play_random_match
+from tests.storage.writing import done
 
 T0 = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
 LATER = T0 + timedelta(hours=1)
@@ -55,12 +56,12 @@ def test_no_analysis_is_read_for_an_id_no_database_holds(storage):
 
 def test_a_match_in_progress_is_never_claimed_nor_its_analysis_read(storage):
     record = to_record(play_random_match(3, Rules(match_length=1), random.Random(4)))
-    storage.start_match(match_id="m-live", room_code=None, rules=record["rules"], players=record["players"],
-                        started_at=T0)
+    done(storage.start_match(match_id="m-live", room_code=None, rules=record["rules"], players=record["players"],
+                             started_at=T0))
     deal = record["deals"][0]
-    storage.record_deal(match_id="m-live", deal=0, dealer=deal["dealer"], hands=deal["hands"])
+    done(storage.record_deal(match_id="m-live", deal=0, dealer=deal["dealer"], hands=deal["hands"]))
     for number, card in enumerate(deal["plays"][:5]):
-        storage.record_play(match_id="m-live", deal=0, play=number, card=card, played_at=T0)
+        done(storage.record_play(match_id="m-live", deal=0, play=number, card=card, played_at=T0))
     assert storage.claim_analysis(worker="a", now=LATER, stale_before=LATER) is None
     assert storage.match_analysis("m-live") is None
 

@@ -22,6 +22,8 @@ from app.storage.engine import BEGIN_MODE
 from app.storage.load import LoadGate
 from app.storage.models import DealRow, PlayRow
 from tests.storage.test_store import RULES, T0, played_match
+from tests.storage.writing import done, together
+from tests.storage.writing import outcome as written
 
 RECORD = to_record(played_match())
 DEAL = RECORD["deals"][0]
@@ -45,8 +47,9 @@ def dealt_matches(storage: Storage, count: int) -> list[str]:
     """``count`` matches in progress (``m0``, ``m1``, …), each with its first deal stored: one per room."""
     match_ids = [f"m{number}" for number in range(count)]
     for match_id in match_ids:
-        storage.start_match(match_id=match_id, room_code=None, rules=RULES, players=RECORD["players"], started_at=T0)
-        storage.record_deal(match_id=match_id, deal=0, dealer=DEAL["dealer"], hands=DEAL["hands"])
+        done(storage.start_match(match_id=match_id, room_code=None, rules=RULES, players=RECORD["players"],
+                                 started_at=T0))
+        done(storage.record_deal(match_id=match_id, deal=0, dealer=DEAL["dealer"], hands=DEAL["hands"]))
     return match_ids
 
 
@@ -227,12 +230,12 @@ def test_the_plays_of_one_room_in_one_batch_are_applied_in_the_order_submitted(s
 
 
 def test_deals_and_plays_submitted_to_storage_are_stored_in_order(storage):
-    storage.start_match(match_id="m0", room_code=None, rules=RULES, players=RECORD["players"], started_at=T0)
-    futures = [storage.submit_deal(match_id="m0", deal=0, dealer=DEAL["dealer"], hands=DEAL["hands"])]
-    futures += [storage.submit_play(match_id="m0", deal=0, play=play, card=CARDS[play], played_at=T0)
-                for play in range(4)]
-    futures.append(storage.submit_deal(match_id="m0", deal=0, dealer=DEAL["dealer"], hands=DEAL["hands"][::-1]))
-    assert [outcome(future) for future in futures] == ["ok"] * 5 + [
+    done(storage.start_match(match_id="m0", room_code=None, rules=RULES, players=RECORD["players"], started_at=T0))
+    results = together(
+        storage.record_deal(match_id="m0", deal=0, dealer=DEAL["dealer"], hands=DEAL["hands"]),
+        *(storage.record_play(match_id="m0", deal=0, play=play, card=CARDS[play], played_at=T0) for play in range(4)),
+        storage.record_deal(match_id="m0", deal=0, dealer=DEAL["dealer"], hands=DEAL["hands"][::-1]))
+    assert [written(result) for result in results] == ["ok"] * 5 + [
         "deal 0 of match 'm0' is stored already, with other cards"]
     assert stored_plays(storage) == {"m0": CARDS[:4]}
 
@@ -252,17 +255,16 @@ def test_a_batch_the_database_refuses_fails_every_play_in_it_and_stores_none(tro
     storage, outage = troubled_storage
     match_ids = dealt_matches(storage, 5)
     with outage():
-        futures = [storage.submit_play(match_id=match_id, deal=0, play=0, card=CARDS[0], played_at=T0)
-                   for match_id in match_ids]
-        errors = [future.exception(WAIT_S) for future in futures]
+        errors = together(*(storage.record_play(match_id=match_id, deal=0, play=0, card=CARDS[0], played_at=T0)
+                            for match_id in match_ids))
     assert all(isinstance(error, StorageError) for error in errors), errors
     assert [str(error).split(": ")[0] for error in errors] == [
         f"could not record play 0 of deal 0 of match {match_id!r}" for match_id in match_ids]
     assert stored_plays(storage) == {}
     # The database is back: the same plays are stored now.
-    futures = [storage.submit_play(match_id=match_id, deal=0, play=0, card=CARDS[0], played_at=T0)
-               for match_id in match_ids]
-    assert [outcome(future) for future in futures] == ["ok"] * 5
+    results = together(*(storage.record_play(match_id=match_id, deal=0, play=0, card=CARDS[0], played_at=T0)
+                         for match_id in match_ids))
+    assert [written(result) for result in results] == ["ok"] * 5
     assert stored_plays(storage) == dict.fromkeys(match_ids, CARDS[:1])
 
 
@@ -287,7 +289,7 @@ def test_closing_commits_what_is_waiting_and_refuses_what_comes_after(storage, w
         submit_play(writer, "m0", 1).result(0)
     storage.close()
     with pytest.raises(StorageError, match="storage is closed"):
-        storage.submit_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0).result(0)
+        done(storage.record_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0))
     assert not closing.is_alive()
 
 
@@ -360,13 +362,13 @@ def test_committing_on_the_loop_returns_once_stored_and_raises_what_the_write_me
     dealt_matches(storage, 1)
 
     async def main() -> None:
-        await storage.commit_play(match_id="m0", deal=0, play=0, card=CARDS[0], played_at=T0)
+        await storage.record_play(match_id="m0", deal=0, play=0, card=CARDS[0], played_at=T0)
         with pytest.raises(StorageError, match="out of order"):
-            await storage.commit_play(match_id="m0", deal=0, play=2, card=CARDS[2], played_at=T0)
-        await storage.commit_deal(match_id="m0", deal=1, dealer=DEAL["dealer"], hands=DEAL["hands"])
+            await storage.record_play(match_id="m0", deal=0, play=2, card=CARDS[2], played_at=T0)
+        await storage.record_deal(match_id="m0", deal=1, dealer=DEAL["dealer"], hands=DEAL["hands"])
         storage.close()
         with pytest.raises(StorageError, match="storage is closed"):
-            await storage.commit_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0)
+            await storage.record_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0)
 
     asyncio.run(main())
     assert stored_plays(storage) == {"m0": CARDS[:1]}
@@ -532,12 +534,11 @@ def test_after_a_batch_the_database_refused_the_writer_takes_a_new_connection(tr
     storage, outage = troubled_storage
     dealt_matches(storage, 1)
     taken = checkouts(storage.engine)
-    assert storage.submit_play(match_id="m0", deal=0, play=0, card=CARDS[0], played_at=T0).result(WAIT_S) is None
-    with outage():
-        refused = storage.submit_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0)
-        assert isinstance(refused.exception(WAIT_S), StorageError)
-    assert storage.submit_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0).result(WAIT_S) is None
-    assert len(taken) == 2
+    done(storage.record_play(match_id="m0", deal=0, play=0, card=CARDS[0], played_at=T0))
+    with outage(), pytest.raises(StorageError):
+        done(storage.record_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0))
+    done(storage.record_play(match_id="m0", deal=0, play=1, card=CARDS[1], played_at=T0))
+    assert len(taken) == 1  # the writer holds the connection it stored the deal on until the refused batch
     assert stored_plays(storage) == {"m0": CARDS[:2]}
 
 
@@ -558,30 +559,30 @@ def test_a_connection_the_server_dropped_between_batches_is_replaced_and_the_bat
     assert stored_plays(storage) == {"m0": CARDS[:2]}
 
 
-def test_a_match_started_and_finished_in_the_group_commit_is_stored_as_by_calls_of_their_own(storage):
+def test_a_match_started_and_finished_in_the_group_commit_is_stored_whole_and_a_refused_write_fails_alone(storage):
     match = played_match(seed=21)
     record = to_record(match)
     start = {"room_code": None, "rules": RULES, "players": record["players"], "started_at": T0}
+    dealt_matches(storage, 1)
 
     async def main() -> None:
-        dealt_matches(storage, 1)
-        await storage.commit_start_match(match_id="m1", **start)
-        await storage.commit_start_match(match_id="m1", **start)  # a retry after a lost answer: nothing more
+        await storage.start_match(match_id="m1", **start)
+        await storage.start_match(match_id="m1", **start)  # a retry after a lost answer: nothing more
         with pytest.raises(StorageError, match="could not finish match 'm1'"):  # a value no database holds
-            await storage.commit_finish_match(match_id="m1", record={"deals": [], "when": object()},
-                                              placings=[1, 2], winners=[0], ended_at=T0)
+            await storage.finish_match(match_id="m1", record={"deals": [], "when": object()},
+                                       placings=[1, 2], winners=[0], ended_at=T0)
         with storage_paused(storage):  # a refused finish in a batch fails alone: the play beside it commits
-            refused = asyncio.ensure_future(storage.commit_finish_match(
+            refused = asyncio.ensure_future(storage.finish_match(
                 match_id="m1", record={"players": []}, placings=[1], winners=[0], ended_at=T0))
-            played = asyncio.ensure_future(storage.commit_play(match_id="m0", deal=0, play=0, card=CARDS[0],
+            played = asyncio.ensure_future(storage.record_play(match_id="m0", deal=0, play=0, card=CARDS[0],
                                                                played_at=T0))
             await asyncio.sleep(0)
         with pytest.raises(StorageError, match="no list of deals"):
             await refused
         await played
         assert storage.match_record("m1") is None
-        await storage.commit_finish_match(match_id="m1", record=record, placings=placings(match),
-                                          winners=list(match.winners), ended_at=T0)
+        await storage.finish_match(match_id="m1", record=record, placings=placings(match),
+                                   winners=list(match.winners), ended_at=T0)
 
     asyncio.run(main())
     assert storage.match_record("m1") == record and storage.finished_match("m1").winners == match.winners

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import wait
 from datetime import timedelta
 
 import pytest
@@ -16,6 +15,7 @@ from app.storage.ownership import check_fence
 from app.storage.queries import record_play
 from tests.conftest import fresh_database
 from tests.storage.test_store import RULES, SEATS, T0, save_room
+from tests.storage.writing import done, together
 
 
 def open_new_room(storage: Storage, code: str, owner: str = "one") -> Fence:
@@ -28,11 +28,11 @@ def open_new_room(storage: Storage, code: str, owner: str = "one") -> Fence:
 
 def start_dealt_match(storage: Storage, fence: Fence, match_id: str) -> None:
     """A match in progress at the fence's room, with its first deal (4 players, quick)."""
-    storage.start_match(match_id=match_id, room_code=fence.room, rules=RULES, players=["A", "B", "C", "D"],
-                        started_at=T0, fence=fence)
-    storage.submit_deal(match_id=match_id, deal=0, dealer=0, hands=[["2C", "3C", "4C"], ["2D", "3D", "4D"],
-                                                                    ["2H", "3H", "4H"], ["2S", "3S", "4S"]],
-                        fence=fence).result(30)
+    done(storage.start_match(match_id=match_id, room_code=fence.room, rules=RULES, players=["A", "B", "C", "D"],
+                             started_at=T0, fence=fence))
+    done(storage.record_deal(match_id=match_id, deal=0, dealer=0, hands=[["2C", "3C", "4C"], ["2D", "3D", "4D"],
+                                                                         ["2H", "3H", "4H"], ["2S", "3S", "4S"]],
+                             fence=fence))
 
 
 def owners(storage: Storage, code: str) -> list[tuple[int, str]]:
@@ -73,18 +73,18 @@ def test_taking_a_room_returns_it_whole_and_an_unknown_or_closed_one_is_not_take
 def test_every_write_under_a_stale_epoch_is_refused_and_changes_nothing(storage):
     fence = open_new_room(storage, "ROOM1", owner="one")
     start_dealt_match(storage, fence, "m1")
-    storage.submit_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence).result(30)
+    done(storage.record_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence))
     storage.take_room(code="ROOM1", owner="two", taken_at=T0)
 
     stale = [
-        lambda: storage.submit_play(match_id="m1", deal=0, play=1, card="3D", played_at=T0, fence=fence).result(30),
-        lambda: storage.submit_deal(match_id="m1", deal=1, dealer=1, hands=[["5C"]] * 4, fence=fence).result(30),
+        lambda: done(storage.record_play(match_id="m1", deal=0, play=1, card="3D", played_at=T0, fence=fence)),
+        lambda: done(storage.record_deal(match_id="m1", deal=1, dealer=1, hands=[["5C"]] * 4, fence=fence)),
         lambda: storage.save_room(code="ROOM1", rules=RULES, host_token_hash=None, seats=SEATS[:1], created_at=T0,
                                   fence=fence),
-        lambda: storage.start_match(match_id="m2", room_code="ROOM1", rules=RULES, players=["A", "B"],
-                                    started_at=T0, fence=fence),
-        lambda: storage.finish_match(match_id="m1", record={"deals": []}, placings=[1, 2, 3, 4], winners=[0],
-                                     ended_at=T0, fence=fence),
+        lambda: done(storage.start_match(match_id="m2", room_code="ROOM1", rules=RULES, players=["A", "B"],
+                                    started_at=T0, fence=fence)),
+        lambda: done(storage.finish_match(match_id="m1", record={"deals": []}, placings=[1, 2, 3, 4], winners=[0],
+                                     ended_at=T0, fence=fence)),
         lambda: storage.abandon_match(match_id="m1", ended_at=T0, fence=fence),
         lambda: storage.close_room(code="ROOM1", closed_at=T0, fence=fence),
         lambda: storage.delete_unused_room(code="ROOM1", closed_at=T0, fence=fence),
@@ -97,8 +97,8 @@ def test_every_write_under_a_stale_epoch_is_refused_and_changes_nothing(storage)
     (snapshot,) = storage.active_rooms()
     assert snapshot.epoch == 2 and len(snapshot.seats) == 3 and snapshot.match.match_id == "m1"
     # The new owner writes on.
-    storage.submit_play(match_id="m1", deal=0, play=1, card="3D", played_at=T0,
-                        fence=Fence("ROOM1", 2, "two")).result(30)
+    done(storage.record_play(match_id="m1", deal=0, play=1, card="3D", played_at=T0,
+                             fence=Fence("ROOM1", 2, "two")))
     assert plays(storage, "m1") == ["2C", "3D"]
 
 
@@ -107,19 +107,19 @@ def test_a_play_under_its_rooms_epoch_is_refused_only_for_what_it_plays(storage)
     the play's place in its deal."""
     fence = open_new_room(storage, "ROOM1")
     start_dealt_match(storage, fence, "m1")
-    storage.submit_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence).result(30)
-    storage.submit_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence).result(30)  # a retry
+    done(storage.record_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence))
+    done(storage.record_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence))  # a retry
     with pytest.raises(StorageError, match="is stored already, as 2C") as refused:
-        storage.submit_play(match_id="m1", deal=0, play=0, card="3D", played_at=T0, fence=fence).result(30)
+        done(storage.record_play(match_id="m1", deal=0, play=0, card="3D", played_at=T0, fence=fence))
     assert not isinstance(refused.value, OwnershipLost)
     with pytest.raises(StorageError, match="out of order"):
-        storage.submit_play(match_id="m1", deal=0, play=5, card="3D", played_at=T0, fence=fence).result(30)
+        done(storage.record_play(match_id="m1", deal=0, play=5, card="3D", played_at=T0, fence=fence))
     with pytest.raises(OwnershipLost):  # another room's fence
-        storage.submit_play(match_id="m1", deal=0, play=1, card="3D", played_at=T0,
-                            fence=Fence("OTHER", 1, "one")).result(30)
+        done(storage.record_play(match_id="m1", deal=0, play=1, card="3D", played_at=T0,
+                                 fence=Fence("OTHER", 1, "one")))
     storage.take_room(code="ROOM1", owner="two", taken_at=T0)
     with pytest.raises(OwnershipLost):  # a retry too, once the room has another owner
-        storage.submit_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence).result(30)
+        done(storage.record_play(match_id="m1", deal=0, play=0, card="2C", played_at=T0, fence=fence))
     assert plays(storage, "m1") == ["2C"]
 
 
@@ -129,15 +129,14 @@ def test_a_stale_play_fails_alone_in_its_group_commit(storage):
     start_dealt_match(storage, kept, "m-kept")
     storage.take_room(code="LOST1", owner="two", taken_at=T0)
     # Submitted back to back, the three go to the writer together (or in turn: each must fare alike).
-    futures = [
-        storage.submit_play(match_id="m-kept", deal=0, play=0, card="2C", played_at=T0, fence=kept),
-        storage.submit_play(match_id="m-lost", deal=0, play=0, card="2C", played_at=T0, fence=lost),
-        storage.submit_play(match_id="m-kept", deal=0, play=1, card="3D", played_at=T0 + timedelta(seconds=1),
+    results = together(
+        storage.record_play(match_id="m-kept", deal=0, play=0, card="2C", played_at=T0, fence=kept),
+        storage.record_play(match_id="m-lost", deal=0, play=0, card="2C", played_at=T0, fence=lost),
+        storage.record_play(match_id="m-kept", deal=0, play=1, card="3D", played_at=T0 + timedelta(seconds=1),
                             fence=kept),
-    ]
-    wait(futures, 30)
-    assert futures[0].result() is None and futures[2].result() is None
-    assert isinstance(futures[1].exception(), OwnershipLost)
+    )
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], OwnershipLost)
     assert plays(storage, "m-kept") == ["2C", "3D"] and plays(storage, "m-lost") == []
 
 

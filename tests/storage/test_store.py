@@ -27,6 +27,7 @@ from app.storage import (
     StorageError,
 )
 from app.storage.models import DealRow, MatchRow, PlayRow, RoomRow
+from tests.storage.writing import done
 
 T0 = datetime(2026, 3, 14, 15, 9, 26, 535897, tzinfo=UTC)
 T1 = datetime(2026, 3, 14, 16, 0, tzinfo=UTC)
@@ -46,15 +47,15 @@ def played_match(seed: int = 7, players: int = 4, rules: str = "quick") -> Match
 def store_in_progress(storage: Storage, match_id: str, record: dict[str, Any], *, room_code: str | None = "ROOM1",
                       deals: int | None = None, plays: int | None = None) -> None:
     """Store a match deal by deal and play by play: the first ``deals`` deals, then ``plays`` plays of the next."""
-    storage.start_match(match_id=match_id, room_code=room_code, rules=record["rules"], players=record["players"],
-                        started_at=T0)
+    done(storage.start_match(match_id=match_id, room_code=room_code, rules=record["rules"], players=record["players"],
+                             started_at=T0))
     chosen = record["deals"] if deals is None else record["deals"][:deals + (plays is not None)]
     for number, deal in enumerate(chosen):
-        storage.record_deal(match_id=match_id, deal=number, dealer=deal["dealer"], hands=deal["hands"])
+        done(storage.record_deal(match_id=match_id, deal=number, dealer=deal["dealer"], hands=deal["hands"]))
         cards = deal["plays"] if deals is None or number < deals else deal["plays"][:plays]
         for index, card in enumerate(cards):
-            storage.record_play(match_id=match_id, deal=number, play=index, card=card,
-                                played_at=T0 + timedelta(seconds=number * 60 + index))
+            done(storage.record_play(match_id=match_id, deal=number, play=index, card=card,
+                                     played_at=T0 + timedelta(seconds=number * 60 + index)))
 
 
 def save_room(storage: Storage, code: str = "ROOM1", **changes: Any) -> None:
@@ -108,7 +109,7 @@ def test_a_new_match_at_a_room_brings_everyone_back_to_their_seat(storage):
     save_room(storage, seats=seats)
     save_room(storage, "ROOM2", seats=seats)
     record = to_record(played_match())
-    storage.start_match(match_id="new", room_code="ROOM1", rules=RULES, players=record["players"], started_at=T0)
+    done(storage.start_match(match_id="new", room_code="ROOM1", rules=RULES, players=record["players"], started_at=T0))
     steps = {room.code: [seat.stepped_away for seat in room.seats] for room in storage.active_rooms()}
     assert steps == {"ROOM1": [False, False, False], "ROOM2": [True, False, False]}
 
@@ -186,8 +187,8 @@ def test_starting_a_match_abandons_the_rooms_previous_one(storage):
     save_room(storage)
     record = to_record(played_match())
     store_in_progress(storage, "old", record, deals=1, plays=3)
-    storage.start_match(match_id="new", room_code="ROOM1", rules=RULES, players=record["players"],
-                        started_at=T0 + timedelta(minutes=5))
+    done(storage.start_match(match_id="new", room_code="ROOM1", rules=RULES, players=record["players"],
+                             started_at=T0 + timedelta(minutes=5)))
     [room] = storage.active_rooms()
     assert room.match is not None
     assert room.match.match_id == "new"
@@ -197,15 +198,15 @@ def test_starting_a_match_abandons_the_rooms_previous_one(storage):
 def test_plays_and_deals_must_come_in_order(storage):
     record = to_record(played_match())
     deal = record["deals"][0]
-    storage.start_match(match_id="m1", room_code=None, rules=RULES, players=record["players"], started_at=T0)
+    done(storage.start_match(match_id="m1", room_code=None, rules=RULES, players=record["players"], started_at=T0))
     with pytest.raises(StorageError, match=r"deal 1 .* out of order"):
-        storage.record_deal(match_id="m1", deal=1, dealer=deal["dealer"], hands=deal["hands"])
+        done(storage.record_deal(match_id="m1", deal=1, dealer=deal["dealer"], hands=deal["hands"]))
     with pytest.raises(StorageError, match="no deal 0"):
-        storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0)
-    storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"])
-    storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0)
+        done(storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0))
+    done(storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"]))
+    done(storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0))
     with pytest.raises(StorageError, match=r"play 2 .* out of order"):
-        storage.record_play(match_id="m1", deal=0, play=2, card=deal["plays"][2], played_at=T0)
+        done(storage.record_play(match_id="m1", deal=0, play=2, card=deal["plays"][2], played_at=T0))
     assert count(storage, PlayRow) == 1
 
 
@@ -213,26 +214,26 @@ def test_a_repeated_call_is_harmless_but_a_different_one_is_refused(storage):
     record = to_record(played_match())
     deal = record["deals"][0]
     for _ in range(2):
-        storage.start_match(match_id="m1", room_code=None, rules=RULES, players=record["players"], started_at=T0)
-        storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"])
-        storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0)
+        done(storage.start_match(match_id="m1", room_code=None, rules=RULES, players=record["players"], started_at=T0))
+        done(storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"]))
+        done(storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][0], played_at=T0))
     with pytest.raises(StorageError, match=r"deal 0 .* stored already"):
-        storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"][::-1])
+        done(storage.record_deal(match_id="m1", deal=0, dealer=deal["dealer"], hands=deal["hands"][::-1]))
     with pytest.raises(StorageError, match=r"play 0 .* stored already"):
-        storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][1], played_at=T0)
+        done(storage.record_play(match_id="m1", deal=0, play=0, card=deal["plays"][1], played_at=T0))
     with pytest.raises(StorageError, match="could not start match 'm1'"):
-        storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["X", "Y"], started_at=T0)
+        done(storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["X", "Y"], started_at=T0))
     assert (count(storage, MatchRow), count(storage, DealRow), count(storage, PlayRow)) == (1, 1, 1)
 
 
 def test_a_deal_of_an_unknown_match_is_refused(storage):
     with pytest.raises(StorageError, match="no match 'ghost'"):
-        storage.record_deal(match_id="ghost", deal=0, dealer=0, hands=[[], []])
+        done(storage.record_deal(match_id="ghost", deal=0, dealer=0, hands=[[], []]))
 
 
 def test_a_match_at_an_unknown_room_is_refused(storage):
     with pytest.raises(StorageError, match="could not start match"):
-        storage.start_match(match_id="m1", room_code="NOWHERE", rules=RULES, players=["A", "B"], started_at=T0)
+        done(storage.start_match(match_id="m1", room_code="NOWHERE", rules=RULES, players=["A", "B"], started_at=T0))
     assert count(storage, MatchRow) == 0
 
 
@@ -242,8 +243,8 @@ def test_a_match_at_an_unknown_room_is_refused(storage):
 def finish(storage: Storage, match_id: str, match: Match, ended_at: datetime, room_code: str | None = None) -> None:
     record = to_record(match)
     store_in_progress(storage, match_id, record, room_code=room_code, deals=1)
-    storage.finish_match(match_id=match_id, record=record, placings=placings(match), winners=list(match.winners),
-                         ended_at=ended_at)
+    done(storage.finish_match(match_id=match_id, record=record, placings=placings(match), winners=list(match.winners),
+                              ended_at=ended_at))
 
 
 def test_a_finished_match_gives_its_record_and_its_listing(storage):
@@ -260,8 +261,8 @@ def test_a_finished_match_gives_its_record_and_its_listing(storage):
 
 def test_a_match_whose_start_was_lost_can_still_finish(storage):
     match = played_match(seed=22)
-    storage.finish_match(match_id="m1", record=to_record(match), placings=placings(match),
-                         winners=list(match.winners), ended_at=T0)
+    done(storage.finish_match(match_id="m1", record=to_record(match), placings=placings(match),
+                              winners=list(match.winners), ended_at=T0))
     finished = storage.finished_match("m1")
     assert finished is not None
     assert (finished.players, finished.started_at, finished.preset) == (match.players, T0, "quick")
@@ -289,7 +290,7 @@ def test_a_finished_match_is_not_abandoned_later(storage):
 
 
 def test_unknown_and_unfinished_matches_have_no_record(storage):
-    storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+    done(storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0))
     assert storage.match_record("m1") is None
     assert storage.match_record("nope") is None
     assert storage.finished_match("nope") is None
@@ -298,7 +299,7 @@ def test_unknown_and_unfinished_matches_have_no_record(storage):
 def test_finished_matches_are_listed_newest_first_a_page_at_a_time(storage):
     for number in range(5):
         finish(storage, f"m{number}", played_match(seed=number), T0 + timedelta(hours=number))
-    storage.start_match(match_id="running", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+    done(storage.start_match(match_id="running", room_code=None, rules=RULES, players=["A", "B"], started_at=T0))
     pages = [storage.list_matches(page=page, per_page=2) for page in (1, 2, 3, 4)]
     assert [[item.match_id for item in page.items] for page in pages] == [["m4", "m3"], ["m2", "m1"], ["m0"], []]
     assert [(page.total, page.pages, page.page, page.per_page) for page in pages[:2]] == [(5, 3, 1, 2), (5, 3, 2, 2)]
@@ -422,8 +423,8 @@ def test_a_record_stored_already_is_not_stored_again(storage):
 
 def test_the_record_of_a_match_played_here_is_not_imported_again(storage):
     match = played_match(seed=11, players=3)
-    storage.finish_match(match_id="m1", record=to_record(match), placings=placings(match), winners=match.winners,
-                         ended_at=T0)
+    done(storage.finish_match(match_id="m1", record=to_record(match), placings=placings(match), winners=match.winners,
+                         ended_at=T0))
     assert storage.import_record(storage.match_record("m1"), imported_at=T1) == ("m1", False)
     assert count(storage, MatchRow) == 1
 
@@ -468,20 +469,20 @@ def test_a_value_one_database_could_not_hold_is_refused_by_every_database(storag
 
 def test_a_match_id_or_card_one_database_could_not_hold_is_refused_by_every_database(storage):
     with pytest.raises(StorageError, match="text holding NUL"):
-        storage.start_match(match_id="m\x00", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
-    storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+        done(storage.start_match(match_id="m\x00", room_code=None, rules=RULES, players=["A", "B"], started_at=T0))
+    done(storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0))
     with pytest.raises(StorageError, match="text holding NUL"):
-        storage.record_deal(match_id="m1\x00", deal=0, dealer=0, hands=[["2C"], ["3C"]])
-    storage.record_deal(match_id="m1", deal=0, dealer=0, hands=[["2C"], ["3C"]])
+        done(storage.record_deal(match_id="m1\x00", deal=0, dealer=0, hands=[["2C"], ["3C"]]))
+    done(storage.record_deal(match_id="m1", deal=0, dealer=0, hands=[["2C"], ["3C"]]))
     with pytest.raises(StorageError, match="at most 2 fit"):
-        storage.record_play(match_id="m1", deal=0, play=0, card="10C", played_at=T0)
+        done(storage.record_play(match_id="m1", deal=0, play=0, card="10C", played_at=T0))
     with pytest.raises(StorageError, match="only whole numbers"):
-        storage.record_play(match_id="m1", deal=2**40, play=0, card="2C", played_at=T0)
+        done(storage.record_play(match_id="m1", deal=2**40, play=0, card="2C", played_at=T0))
 
 
 def test_json_holds_any_text_on_every_database(storage):
     rules = dict(RULES, note="a\x00b\ud800")
-    storage.start_match(match_id="m1", room_code=None, rules=rules, players=["A\x00", "B"], started_at=T0)
+    done(storage.start_match(match_id="m1", room_code=None, rules=rules, players=["A\x00", "B"], started_at=T0))
     with storage.engine.connect() as connection:
         row = connection.execute(select(MatchRow.rules, MatchRow.players).where(MatchRow.id == "m1")).one()
     assert (row.rules["note"], row.players) == ("a\x00b\ud800", ["A\x00", "B"])
@@ -519,10 +520,10 @@ def test_one_player_holds_one_seat_of_a_room(storage):
 
 
 def test_a_record_that_is_not_json_is_not_half_stored(storage):
-    storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0)
+    done(storage.start_match(match_id="m1", room_code=None, rules=RULES, players=["A", "B"], started_at=T0))
     with pytest.raises(StorageError, match="could not finish match 'm1'"):
-        storage.finish_match(match_id="m1", record={"deals": [], "when": object()}, placings=[1, 2], winners=[0],
-                             ended_at=T0)
+        done(storage.finish_match(match_id="m1", record={"deals": [], "when": object()}, placings=[1, 2], winners=[0],
+                             ended_at=T0))
     assert storage.match_record("m1") is None
     assert storage.list_matches().total == 0
 
