@@ -235,3 +235,16 @@ def test_the_readme_is_read_in_two_minutes():
 
 def test_the_performance_page_is_current_figures_not_a_history():
     assert len((DOCS / "performance.md").read_text(encoding="utf-8").splitlines()) < 300
+
+
+REPOSITORY_PATH = re.compile(r"`((?:app|bench|tests|scripts|migrations|deploy|docs|\.ci)/[^`\s]*)`")
+
+
+def test_every_path_the_readme_and_the_docs_name_in_code_exists():
+    # The dated journal names files as they were then; every other page says what is.
+    missing = []
+    for page in (page for page in PAGES if "journal" not in page.parts):
+        for path in REPOSITORY_PATH.findall(page.read_text(encoding="utf-8")):
+            if not re.search(r"[<{*…]", path) and not (ROOT / path.rstrip("/")).exists():
+                missing.append(f"{page.relative_to(ROOT)}: {path}")
+    assert missing == []
