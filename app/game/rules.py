@@ -79,9 +79,10 @@ OPTIONS: tuple[RuleOption, ...] = (
     RuleOption("match_length", NUMBER_OR_WORD, ELIMINATION, (ELIMINATION,), low=1, high=50),
 )
 """Every option of docs/rules.md §3, the one definition of names, values and
-defaults: :class:`Rules` checks against it, and the rules form, the page
-script, the command line's help and the README table are made from it. In
-the order the form shows them (:class:`Rules` keeps the record's order)."""
+defaults: :class:`Rules` checks against it, the rules form, the page script
+and the command line's help are made from it, and a test holds the table of
+docs/playing.md to it. In the order the form shows them (:class:`Rules` keeps
+the record's order)."""
 
 _DEFAULTS: dict[str, Any] = {option.name: option.default for option in OPTIONS}
 

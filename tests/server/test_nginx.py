@@ -1,4 +1,4 @@
-"""A server behind the README's nginx: with a proxy cache on, a seated player's page reaches that player
+"""A server behind the nginx of docs/hosting.md: with a proxy cache on, a seated player's page reaches that player
 alone; and a browser that has sat in 500 rooms still loads every page and socket through it."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from websockets.sync.client import connect
 from bench.cluster import foreground_conf, nginx_binary
 from tests.server.conftest import Server, free_port
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+HOSTING = Path(__file__).resolve().parents[2] / "docs" / "hosting.md"
 SEATED = """hx-vals='{"type": "leave"}'"""  # the page of a seated player has the button that gives the seat up
 COOKIE_BOUND = 4096
 CACHE = """\
@@ -30,26 +30,26 @@ CACHE = """\
 pytestmark = pytest.mark.skipif(nginx_binary() is None, reason="nginx is not installed (apt-get install nginx)")
 
 
-def readme_location() -> str:
-    """The ``location / { … }`` of the README's nginx example (Hosting), as written there."""
-    text = README.read_text()
+def hosting_location() -> str:
+    """The ``location / { … }`` of the nginx example of docs/hosting.md, as written there."""
+    text = HOSTING.read_text()
     block = re.search(r"```nginx\n(.*?)```", text, re.S)
-    assert block is not None, "the README has no nginx example"
+    assert block is not None, "docs/hosting.md has no nginx example"
     location = re.search(r"^( *)location / \{\n.*?^\1\}\n", block.group(1), re.S | re.M)
-    assert location is not None, "the README's nginx example has no location /"
+    assert location is not None, "the nginx example of docs/hosting.md has no location /"
     return location.group(0)
 
 
 @pytest.fixture
 def nginx(tmp_path: Path) -> Iterator[Callable[..., str]]:
-    """Start nginx (a child process) in front of a server with the README's ``location /``, optionally with
+    """Start nginx (a child process) in front of a server with docs/hosting.md's ``location /``, optionally with
     :data:`CACHE` in it; returns its base URL. Stopped after the test."""
     processes: list[subprocess.Popen[bytes]] = []
 
     def start(server: Server, *, cache: bool = False) -> str:
         folder = tmp_path / f"nginx{len(processes)}"
         port = free_port()
-        location = readme_location().replace("http://127.0.0.1:8000", f"http://127.0.0.1:{server.port}")
+        location = hosting_location().replace("http://127.0.0.1:8000", f"http://127.0.0.1:{server.port}")
         assert f"127.0.0.1:{server.port}" in location
         if cache:
             location = location.replace("location / {\n", "location / {\n" + CACHE, 1)
@@ -133,7 +133,7 @@ def test_behind_a_proxy_cache_no_one_but_ana_ever_receives_anas_page(make_server
         assert hand_on(httpx.get(f"{base}/r/{code}", headers={"Accept-Language": "en"}).text) == []
 
 
-def test_a_browser_that_has_sat_in_500_rooms_loads_every_page_and_socket_through_the_readmes_nginx(
+def test_a_browser_that_has_sat_in_500_rooms_loads_every_page_and_socket_through_the_documented_nginx(
         make_server, tmp_path, nginx) -> None:
     server = make_server(f"sqlite:///{tmp_path / 'rooms.db'}", rate_limits="false")
     base = nginx(server)
