@@ -82,7 +82,7 @@ class Connection:
         self.transport, self.token, self.timeout = transport, token, timeout
         self.view = View(strict=strict)
         self.received: list[Json] = []
-        """Every message received, decoded, in order."""
+        """Every message received, decoded, in order; a new state's with its score sheet whole."""
         self.frames: list[str] = []
         """Every message received, as its text."""
         self.versions: list[int] = []
@@ -132,13 +132,15 @@ class Connection:
         text = text.decode() if isinstance(text, bytes) else text
         frame = self.view.take(text)
         assert frame.body is not None
+        message = frame.body
+        if frame.state is not None:
+            message = {**message, "state": frame.state}
+            self.versions.append(message["version"])
         self.frames.append(text)
-        self.received.append(frame.body)
-        if frame.fresh and frame.version is not None:
-            self.versions.append(frame.version)
+        self.received.append(message)
         if frame.kind == "error":
             self.errors.append(frame)
-        return frame.body
+        return message
 
     def next_state(self, timeout: float | None = None) -> Json:
         """Receive until the next ``state`` message (the answer to a ``sync`` included); returns the newest
