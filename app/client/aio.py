@@ -129,17 +129,23 @@ class Client:
     # --------------------------------------------------------------- sockets
 
     async def connect(self) -> None:
-        """Open one socket and say ``hello`` (once: no retry). Raises ``OSError``, ``TimeoutError`` and
-        ``websockets``' ``InvalidHandshake`` when it cannot open."""
-        self.socket = await connect(self.url, **self.options)
-        self.connections += 1
-        self.view.reconnected()
+        """Open one socket and say ``hello`` (once: no retry). Raises ``OSError`` (``ConnectionError``
+        when it closed at once), ``TimeoutError`` and ``websockets``' ``InvalidHandshake`` when it cannot
+        open."""
+        socket = await connect(self.url, **self.options)
         hello: Json = {"type": "hello"}
         if self.token:
             hello["token"] = self.token
         if self.lang:
             hello["lang"] = self.lang
-        await self.socket.send(json.dumps(hello))
+        try:
+            await socket.send(json.dumps(hello))
+        except ConnectionClosed as closed:
+            socket.transport.abort()
+            raise ConnectionError(f"the socket closed before its hello: {closed}") from closed
+        self.socket = socket
+        self.connections += 1
+        self.view.reconnected()
         if self.heartbeat:
             self._beating = asyncio.get_running_loop().create_task(self._beat(self.socket, self.heartbeat))
 

@@ -86,7 +86,8 @@ class Connection:
         self.frames: list[str] = []
         """Every message received, as its text."""
         self.versions: list[int] = []
-        """The version of every new state received, in order."""
+        """The version of every ``state`` received, in order (a sync's answer, and an older state a lenient
+        view ignored, included)."""
         self.errors: list[Frame] = []
         """Every ``error`` received, in order."""
         self.closed = False
@@ -135,7 +136,8 @@ class Connection:
         message = frame.body
         if frame.state is not None:
             message = {**message, "state": frame.state}
-            self.versions.append(message["version"])
+        if frame.version is not None:
+            self.versions.append(frame.version)
         self.frames.append(text)
         self.received.append(message)
         if frame.kind == "error":

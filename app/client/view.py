@@ -25,8 +25,9 @@ _NO_DEALS_ADDED = '"score_sheet_added":[]'
 
 
 class ProtocolViolation(Exception):
-    """The server broke a promise of docs/protocol.md: a version that did not increase, deals added to a
-    score sheet never sent, a frame that is not a JSON object with a ``type``."""
+    """The server broke a promise of docs/protocol.md: a frame that is not a JSON object with a ``type``;
+    for a strict :class:`View`, also a version that did not increase or deals added to a score sheet
+    never sent."""
 
 
 class Refused(Exception):
@@ -61,6 +62,11 @@ class Frame:
     state: Json | None = None
     """For a fresh ``state`` (decoded): the view's state after it, score sheet whole."""
 
+    @property
+    def table(self) -> Table | None:
+        """For a fresh ``state`` (decoded): the state after it, with typed accessors; else ``None``."""
+        return None if self.state is None else Table(self.state)
+
     def refusal(self) -> Refused:
         """The :class:`Refused` an ``error`` frame stands for."""
         return Refused(self.code or "", self.text or "")
@@ -75,10 +81,13 @@ class View:
     state carries the whole score sheet, and its versions go on from the highest seen.
 
     ``strict``: a ``state`` whose version is not above the one held (other than the answer to a
-    ``sync``) raises :class:`ProtocolViolation`; otherwise such a state is ignored, as the protocol
-    allows. ``lean``: :meth:`take` reads a state's version from its text and decodes the rest only
-    when :attr:`state` is read (or when the frame changes the score sheet), and decodes no other frame
-    but an ``error``: for clients that read few of the states they get, such as a load generator.
+    ``sync``), or one that adds deals to the score sheet in a connection's first state, raises
+    :class:`ProtocolViolation`; otherwise the first is ignored, as the protocol allows, and the second
+    adds its deals to the sheet held.
+
+    ``lean``: :meth:`take` reads a state's version from its text and decodes the rest only when
+    :attr:`state` is read (or when the frame changes the score sheet), and decodes no other frame but an
+    ``error``: for clients that read few of the states they get, such as a load generator.
     """
 
     strict: bool = False
@@ -164,7 +173,7 @@ class View:
         return Frame("state", None, version=version, fresh=True)
 
     def _check_held(self) -> None:
-        if self._on_connection == 0:
+        if self._on_connection == 0 and self.strict:
             raise ProtocolViolation("deals added to a score sheet in a connection's first state")
 
     def _advances(self, version: int) -> bool:

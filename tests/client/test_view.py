@@ -42,11 +42,15 @@ def test_a_whole_sheet_replaces_the_one_held():
 def test_deals_added_in_a_first_state_break_the_protocol():
     with pytest.raises(ProtocolViolation):
         list(follow([state(5, score_sheet_added=[DEAL_1])]))
-    view = View()
+    view = View(strict=True)
     view.apply(state(5, score_sheet=[]))
     view.reconnected()
     with pytest.raises(ProtocolViolation):
         view.apply(state(6, score_sheet_added=[DEAL_1]))
+
+
+def test_a_lenient_view_adds_deals_even_to_a_sheet_never_sent():
+    assert [seen["score_sheet"] for seen in follow([state(5, score_sheet_added=[])], strict=False)] == [[]]
 
 
 def test_a_strict_view_refuses_a_version_that_does_not_grow():
