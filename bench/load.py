@@ -56,8 +56,9 @@ CHAT_SECONDS = 4.0
 """With ``--chat``: seconds (±30 %) between the lines of a chatting table during the human-pace phase."""
 CHAT_SHARE = 10
 """With ``--chat``: one table in this many chats."""
-_CHAT_FRAME = ('<div id="chat-log"', '<div id="chat-status"')
-"""How the table page's chat frames begin: not a new version, not an error."""
+_CHAT_FRAME = ('<div id="chat-log"', '<div id="chat-status"', '{"type":"chat')
+"""How the table page's chat frames begin (the bare server's page socket sends JSON): not a new version, not
+an error."""
 QUIET_CPU = 0.15
 """Before a phase: the servers' CPU (a fraction of one core, all of them together) under which they count as
 at rest (:func:`wait_quiet`). Open sockets cost a little even then (keep-alive pings, the collector's timer)."""
