@@ -38,6 +38,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
+from app.client import Client, Frame
 from bench.cluster import DEFAULT_POSTGRES_URL, DEFAULT_REDIS_URL, Cluster, FreshDatabase
 from bench.targets import Member, Services, Target, cpu_seconds, used
 
@@ -55,8 +56,9 @@ CHAT_SECONDS = 4.0
 """With ``--chat``: seconds (±30 %) between the lines of a chatting table during the human-pace phase."""
 CHAT_SHARE = 10
 """With ``--chat``: one table in this many chats."""
-_CHAT_FRAME = ('{"type":"chat', '<div id="chat-log"', '<div id="chat-status"')
-"""How chat frames begin (JSON protocol, table page): not a new version, not an error."""
+_CHAT_FRAME = ('<div id="chat-log"', '<div id="chat-status"', '{"type":"chat')
+"""How the table page's chat frames begin (the bare server's page socket sends JSON): not a new version, not
+an error."""
 QUIET_CPU = 0.15
 """Before a phase: the servers' CPU (a fraction of one core, all of them together) under which they count as
 at rest (:func:`wait_quiet`). Open sockets cost a little even then (keep-alive pings, the collector's timer)."""
@@ -72,8 +74,6 @@ PROBE_SECONDS = 0.05
 """How often the disk probe makes a write durable during a phase (:class:`DiskProbe`)."""
 
 _JSON_VERSION = re.compile(r'"version":(\d+)')
-_NO_DEALS_ADDED = '"score_sheet_added":[]'
-"""What a JSON state that adds no deal to the score sheet holds (most of them): such a state is not parsed."""
 _PAGE_VERSION = re.compile(r'data-version="(\d+)"')
 _ERROR_CODE = re.compile(r'"code":"([a-z_]+)"')
 
@@ -365,70 +365,72 @@ class Play:
 class Socket:
     """One client socket of a table: a player's or a spectator's, JSON protocol or table page.
 
-    Holds the newest version it received; a player's JSON socket also keeps
-    that state's text, parsed only when the table needs to know whose turn it is,
-    and the score sheet (a state adds deals to the one it holds: docs/protocol.md).
+    A JSON socket is an :class:`app.client.Client` in its lean mode: it reads each state's version
+    from its text and decodes the state only when the table needs to know whose turn it is (and the
+    score sheet when a state changes it). A page socket reads the version its fragments carry.
     """
 
     def __init__(self, table: Table, kind: str, seat: int | None) -> None:
         self.table, self.kind, self.seat = table, kind, seat
+        self.client: Client | None = None
+        """The JSON protocol's client (``None`` for a page socket)."""
         self.ws: ClientConnection | None = None
         self.reader: asyncio.Task[None] | None = None
         self.version = -1
-        self.text: str | None = None
         self.closed = False
-        self.sheet: list[dict[str, Any]] = []
-        """The score sheet, whole."""
-        self._parsed: tuple[int, dict[str, Any]] = (-1, {})
 
     def state(self) -> dict[str, Any]:
-        """The newest ``state`` object this socket received, its score sheet whole (``{}`` before the first)."""
-        if self._parsed[0] != self.version and self.text is not None:
-            state = json.loads(self.text)["state"]
-            state.pop("score_sheet_added", None)
-            self._parsed = (self.version, {**state, "score_sheet": self.sheet})
-        return self._parsed[1]
+        """The newest ``state`` object this socket received, its score sheet whole (``{}`` before the first,
+        and for a page socket)."""
+        state = None if self.client is None else self.client.view.state
+        return {} if state is None else state
 
-    def _take_sheet(self, text: str) -> None:
-        """Keep the score sheet of state ``text``: whole, or the one held with the deals it adds (parsed only
-        when it has any)."""
-        if _NO_DEALS_ADDED in text:
-            return
-        state = json.loads(text)["state"]
-        added = state.get("score_sheet_added")
-        self.sheet = state.get("score_sheet", self.sheet) if added is None else [*self.sheet, *added]
+    def take(self, frame: Frame, at: float) -> None:
+        """Take one JSON-protocol frame: a new version, a refusal, or chat."""
+        if frame.fresh:
+            assert frame.version is not None
+            self.version = frame.version
+            self.table.arrived(self, frame.version, at)
+        elif frame.kind.startswith("chat"):
+            self.table.stats.chat_received += 1
+        elif frame.kind != "state":
+            self.table.refused(self, frame.code or frame.kind)
 
-    def receive(self, text: str | bytes, at: float) -> None:
-        """Take one message: a new version (JSON ``state`` or page fragment) or an error."""
+    def receive_page(self, text: str | bytes, at: float) -> None:
+        """Take one page message: a fragment of a new version (or, from the bare server, a JSON state), chat,
+        or an error."""
         if isinstance(text, bytes):
             text = text.decode()
         if text.startswith(_CHAT_FRAME):
             self.table.stats.chat_received += 1
             return
-        if text.startswith('{"type":"state"'):
+        if text.startswith('{"type":"state"'):  # the bare server's page socket sends the JSON protocol's states
             match = _JSON_VERSION.search(text, 0, 80)
         elif text.startswith("{"):
             match = None
         else:
             match = _PAGE_VERSION.search(text)
         if match is None:
-            self.table.refused(self, text)
+            found = _ERROR_CODE.search(text)
+            self.table.refused(self, found.group(1) if found else "unreadable")
             return
         version = int(match.group(1))
         if version <= self.version:
             return
         self.version = version
-        if self.kind == "json" and self.seat is not None:
-            self.text = text
-            self._take_sheet(text)
         self.table.arrived(self, version, at)
 
     async def read(self) -> None:
         """Receive until the socket closes."""
         assert self.ws is not None
         try:
-            async for message in self.ws:
-                self.receive(message, time.perf_counter())
+            if self.client is not None:
+                take, clock = self.take, time.perf_counter
+                async for frame in self.client.frames():
+                    take(frame, clock())
+            else:
+                async for message in self.ws:
+                    self.receive_page(message, time.perf_counter())
         except ConnectionClosed:
             pass
         finally:
@@ -441,6 +443,8 @@ class Socket:
             return False
         try:
             async with asyncio.timeout(UNSEEN_AFTER_SECONDS):
+                if self.client is not None:
+                    return await self.client.send(message)
                 await self.ws.send(json.dumps(message))
         except (ConnectionClosed, TimeoutError):
             return False
@@ -495,10 +499,9 @@ class Table:
                     self.pending.remove(play)
         self.changed.set()
 
-    def refused(self, sock: Socket, text: str) -> None:
-        """An error message: the socket's newest play (if any) did not happen."""
-        match = _ERROR_CODE.search(text)
-        self.stats.errors[match.group(1) if match else "unreadable"] += 1
+    def refused(self, sock: Socket, code: str) -> None:
+        """An error message (its ``code``): the socket's newest play (if any) did not happen."""
+        self.stats.errors[code] += 1
         mine = [play for play in self.pending if play.mover is sock]
         if mine:
             self.pending.remove(mine[-1])
@@ -616,17 +619,21 @@ async def connect_tables(tables: list[Table], page: bool, languages: tuple[str, 
 
     async def one(sock: Socket, path: str, hello: dict[str, Any] | None, cookie: str | None) -> None:
         nonlocal failed
-        headers = {"Cookie": cookie} if cookie else None
-        origin = f"http://127.0.0.1:{sock.table.port}"
+        url = f"ws://127.0.0.1:{sock.table.port}{path}"
+        options: dict[str, Any] = {"origin": Origin(f"http://127.0.0.1:{sock.table.port}"), "open_timeout": 30,
+                                   "ping_interval": None, "close_timeout": 1, "proxy": None, "max_size": 2**22}
+        if hello is not None:
+            sock.client = Client(url, hello.get("token"), lang=hello.get("lang"), lean=True, reconnect=False,
+                                 **options)
         async with limit:
             for attempt in range(CONNECT_ATTEMPTS):
                 try:
-                    sock.ws = await connect(f"ws://127.0.0.1:{sock.table.port}{path}", origin=Origin(origin),
-                                           additional_headers=headers,
-                                            open_timeout=30, ping_interval=None, close_timeout=1, proxy=None,
-                                            max_size=2**22)
-                    if hello is not None:
-                        await sock.ws.send(json.dumps(hello))
+                    if sock.client is not None:
+                        await sock.client.connect()
+                        sock.ws = sock.client.socket
+                    else:
+                        sock.ws = await connect(url, additional_headers={"Cookie": cookie} if cookie else None,
+                                                **options)
                     break
                 except Exception:  # refused, reset or timed out: try again, then count it as failed
                     if sock.ws is not None and sock.ws.transport is not None:

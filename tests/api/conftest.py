@@ -1,4 +1,4 @@
-"""An app on a temporary database, and JSON-protocol clients to drive it.
+"""An app on a temporary database, and JSON-protocol connections (:mod:`app.client`) to drive it.
 
 Timings are zero (no pause between deals, bots play at once) unless a test
 asks for others.
@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
+from app.client import Closed, Connection, Rooms
 from app.main import create_app
 from app.settings import Settings
-from tests.score_sheets import whole_sheet
 
 
 @pytest.fixture
@@ -62,99 +63,44 @@ def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client()
 
 
-class Peer:
-    """One JSON-protocol connection: sends messages, keeps every message it receives."""
+class AppSocket:
+    """A :class:`~app.client.Transport` over the app's in-process socket (Starlette's test client), so that
+    :class:`~app.client.Connection` drives the app without a network. ``socket`` is the test client's own
+    socket, for tests that send raw frames."""
 
-    def __init__(self, client: TestClient, code: str, token: str | None = None, lang: str | None = None) -> None:
+    def __init__(self, client: TestClient, code: str) -> None:
         self._context = client.websocket_connect(f"/api/rooms/{code}/ws")
         self.socket = self._context.__enter__()
         self.closed = False
-        self.resync = False
-        client.peers.append(self)  # type: ignore[attr-defined]
-        self.token = token
-        self.received: list[dict[str, Any]] = []
-        self.state: dict[str, Any] | None = None
-        self.version = -1
-        hello = {"type": "hello", "token": token} if token else {"type": "hello"}
-        self.send({**hello, "lang": lang} if lang else hello)
-        self.next_state()
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Send one message."""
-        if message.get("type") == "sync":
-            self.resync = True
-        self.socket.send_json(message)
+    def send(self, text: str) -> None:
+        self.socket.send_text(text)
 
-    def receive(self) -> dict[str, Any]:
-        """The next message, whatever its type."""
-        message = self.socket.receive_json()
-        self.received.append(message)
-        if message["type"] == "state":
-            # Only the answer to a sync may repeat the current version.
-            if message["version"] == self.version and self.resync:
-                self.resync = False
-            else:
-                assert message["version"] > self.version, "versions must strictly increase"
-            self.version = message["version"]
-            self.state = whole_sheet(message["state"], self.state and self.state["score_sheet"])
-        return message
-
-    def next_state(self) -> dict[str, Any]:
-        """Receive until the next state message; returns its state."""
-        while self.receive()["type"] != "state":
-            pass
-        assert self.state is not None
-        return self.state
-
-    def next_error(self) -> dict[str, Any]:
-        """Receive until the next error message; returns it."""
-        while True:
-            message = self.receive()
-            if message["type"] == "error":
-                return message
-
-    def until(self, check: Callable[[dict[str, Any]], bool], limit: int = 10_000) -> dict[str, Any]:
-        """Receive states until ``check(state)`` holds; returns that state."""
-        if self.state is not None and check(self.state):
-            return self.state
-        for _ in range(limit):
-            if check(self.next_state()):
-                return self.state  # type: ignore[return-value]
-        raise AssertionError("the expected state never came")
-
-    def latest(self) -> dict[str, Any]:
-        """The room's current state: asks for it and reads everything queued before the answer.
-
-        The answer to a sync repeats the current version, which no broadcast ever does.
-        """
-        self.send({"type": "sync"})
-        while True:
-            before = self.version
-            message = self.receive()
-            if message["type"] == "state" and message["version"] == before:
-                return self.state  # type: ignore[return-value]
-
-    def until_version(self, version: int) -> dict[str, Any]:
-        """Receive until the state of at least ``version``."""
-        while self.version < version:
-            self.next_state()
-        return self.state  # type: ignore[return-value]
+    def receive(self, timeout: float | None) -> str:
+        """The next text frame; the test client's socket waits as long as it takes, whatever ``timeout``."""
+        try:
+            return self.socket.receive_text()
+        except WebSocketDisconnect as closed:
+            raise Closed(closed.code, closed.reason or "") from closed
 
     def close(self) -> None:
-        """Close the connection (once)."""
         if not self.closed:
             self.closed = True
             self._context.__exit__(None, None, None)
 
 
-def open_room(client: TestClient, names: list[str], **body: Any) -> tuple[str, list[str]]:
-    """Create a room with the first name as host and seat the others; returns the code and tokens."""
-    answer = client.post("/api/rooms", json={"name": names[0], **body})
-    assert answer.status_code == 201, answer.text
-    code = answer.json()["code"]
-    tokens = [answer.json()["token"]]
-    for name in names[1:]:
-        joined = client.post(f"/api/rooms/{code}/players", json={"name": name})
-        assert joined.status_code == 201, joined.text
-        tokens.append(joined.json()["token"])
-    return code, tokens
+def connect(client: TestClient, code: str, token: str | None = None, lang: str | None = None) -> Connection:
+    """A JSON-protocol connection to room ``code`` of ``client``'s app, as the player of ``token`` (a
+    spectator without), once its first state has come; closed after the test. Versions must strictly
+    increase, but for the answer to a sync."""
+    transport = AppSocket(client, code)
+    client.peers.append(transport)  # type: ignore[attr-defined]
+    return Connection(transport, token, lang=lang, strict=True)
+
+
+def open_room(client: TestClient, names: list[str], *, preset: str | None = None,
+              rules: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+    """Create a room with the first name as host and seat the others; returns the code and tokens. Raises
+    :class:`~app.client.Refused` when the server refuses a request."""
+    seats = Rooms(client).table(names, preset=preset, rules=rules)
+    return seats[0].code, [seat.token for seat in seats]

@@ -6,11 +6,12 @@ import dataclasses
 import random
 import time
 
+from app.client import Connection
 from app.game.record import replay
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 
 
-def seat_bots(host: Peer, strengths: list[str]) -> None:
+def seat_bots(host: Connection, strengths: list[str]) -> None:
     """The host seats a bot of each strength, one after the other."""
     for strength in strengths:
         host.send({"type": "add_bot", "strength": strength})
@@ -19,7 +20,7 @@ def seat_bots(host: Peer, strengths: list[str]) -> None:
 
 def test_one_person_and_three_bots_play_to_the_end(client):
     code, tokens = open_room(client, ["Ana"], preset="quick")
-    ana = Peer(client, code, tokens[0])
+    ana = connect(client, code, tokens[0])
     seat_bots(ana, ["easy", "normal", "hard"])
     assert [seat["bot"] for seat in ana.state["seats"]] == [None, "easy", "normal", "hard"]
     ana.send({"type": "start"})
@@ -35,7 +36,7 @@ def test_one_person_and_three_bots_play_to_the_end(client):
 
 def test_a_room_of_bots_started_through_the_api_finishes_on_its_own(client):
     code, tokens = open_room(client, ["Host"], preset="quick")
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     seat_bots(host, ["easy", "normal", "hard"])
     host.send({"type": "leave"})
     state = host.next_state()
@@ -58,7 +59,7 @@ def test_a_bot_sees_only_its_own_view(monkeypatch, client):
 
     monkeypatch.setattr(autoplay, "choose_card", spy)
     code, tokens = open_room(client, ["Host"], preset="quick")
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "add_bot", "strength": "normal"})
     host.send({"type": "add_bot", "strength": "normal"})
     host.send({"type": "leave"})
@@ -73,7 +74,7 @@ def test_a_bot_sees_only_its_own_view(monkeypatch, client):
 def test_when_the_clock_runs_out_the_server_plays_and_the_match_goes_on(make_client):
     client = make_client()
     code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
-    ana, _ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, _ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     ana.send({"type": "set_clock", "seconds": 5})
     ana.until(lambda s: s["turn_seconds"] == 5)
     room = client.app.state.registry.get(code)
@@ -92,7 +93,7 @@ def ben_away(make_client):
     """Ana and Ben in a started quick match, Ben gone past the grace period; returns the client, code, tokens, Ana."""
     client = make_client(away_grace_seconds=0.3)
     code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     ana.send({"type": "start"})
     ana.until(lambda s: s["phase"] == "playing")
     ana.send({"type": "hand_to_bot", "seat": 1, "strength": "easy"})
@@ -117,7 +118,7 @@ def test_an_absent_player_is_played_by_a_bot_until_they_return(make_client):
             ana.send({"type": "play", "card": rng.choice(state["you"]["legal"])})
     assert any(play["seat"] == 1 for message in ana.received[seen:] if message["type"] == "state"
                for play in message["state"]["trick"]), "nobody played for Ben"
-    back = Peer(client, code, tokens[1])
+    back = connect(client, code, tokens[1])
     assert back.state["seats"][1]["away"] is False and back.state["seats"][1]["connected"] is True
     # Ben is back: when his turn comes, nobody plays for him, even after the grace period.
     state = ana.latest()
@@ -151,7 +152,7 @@ def test_the_host_can_hand_an_away_players_seat_to_a_bot(make_client):
 
 def test_leaving_after_a_match_returns_the_room_to_the_lobby(client):
     code, tokens = open_room(client, ["Host", "Ben"], preset="quick")
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     seat_bots(host, ["easy"])
     host.send({"type": "leave"})
     host.send({"type": "remove", "seat": 0})  # Ben, who never connected; the bot takes seat 0
@@ -170,7 +171,7 @@ def test_leaving_after_a_match_returns_the_room_to_the_lobby(client):
 def test_hosting_passes_on_when_the_host_is_gone_for_the_grace_period(make_client):
     client = make_client(away_grace_seconds=0.2)
     code, tokens = open_room(client, ["Ana", "Ben"])
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     assert ben.state["you"]["host"] is False
     ana.close()
     state = ben.until(lambda s: s["you"]["host"])
@@ -182,12 +183,12 @@ def test_hosting_passes_on_when_the_host_is_gone_for_the_grace_period(make_clien
 def test_when_everyone_has_gone_the_table_waits_for_them(make_client):
     client = make_client(away_grace_seconds=0.1)
     code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     ana.send({"type": "start"})
     before = ana.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
     ana.close()
     ben.close()
     time.sleep(0.5)
-    again = Peer(client, code, tokens[0])
+    again = connect(client, code, tokens[0])
     assert again.state["trick"] == before["trick"] and again.state["turn"] == before["turn"]
     assert again.state["you"]["hand"] == before["you"]["hand"]

@@ -11,15 +11,16 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.api.viewers import VIEWER_COOKIE, viewer_id
+from app.client import Connection
 from app.rooms.chat import HISTORY, REACTION_CODES, TEXT_LIMIT
-from tests.api.conftest import Peer, open_room, stop
+from tests.api.conftest import connect, open_room, stop
 from tests.api.test_protocol import card_codes, play_match
 
 NAMES = ["Ana", "Ben", "Cy"]
 SENDER_FIELDS = {"id", "name", "seat", "spectator", "host"}
 
 
-def next_chat(peer: Peer) -> dict[str, Any]:
+def next_chat(peer: Connection) -> dict[str, Any]:
     """The next ``chat`` message the peer receives (states and the rest are read past)."""
     while True:
         message = peer.receive()
@@ -27,7 +28,7 @@ def next_chat(peer: Peer) -> dict[str, Any]:
             return message
 
 
-def next_of(peer: Peer, kind: str) -> dict[str, Any]:
+def next_of(peer: Connection, kind: str) -> dict[str, Any]:
     """The next message of type ``kind``."""
     while True:
         message = peer.receive()
@@ -35,28 +36,28 @@ def next_of(peer: Peer, kind: str) -> dict[str, Any]:
             return message
 
 
-def history(peer: Peer) -> dict[str, Any]:
+def history(peer: Connection) -> dict[str, Any]:
     """The ``chat_history`` that follows a connection's first state."""
     message = peer.receive()
     assert message["type"] == "chat_history", message
     return message
 
 
-def says(peer: Peer, text: str) -> None:
+def says(peer: Connection, text: str) -> None:
     peer.send({"type": "chat", "text": text})
 
 
-def table(client: TestClient, **body: Any) -> tuple[str, list[str], list[Peer], Peer]:
+def table(client: TestClient, **body: Any) -> tuple[str, list[str], list[Connection], Connection]:
     """Ana (host), Ben and Cy seated and connected, and a spectator; each has read its chat history."""
     code, tokens = open_room(client, NAMES, **body)
-    players = [Peer(client, code, token) for token in tokens]
-    spectator = Peer(client, code)
+    players = [connect(client, code, token) for token in tokens]
+    spectator = connect(client, code)
     for peer in [*players, spectator]:
         history(peer)
     return code, tokens, players, spectator
 
 
-def nothing_came_before(peers: list[Peer], marker: str) -> None:
+def nothing_came_before(peers: list[Connection], marker: str) -> None:
     """Each peer's next chat line is ``marker`` (sent by the host after a refusal): the refused line
     reached no one."""
     for peer in peers:
@@ -194,10 +195,10 @@ def test_the_host_turns_spectator_chat_off_and_on(client):
 
 def test_a_host_without_a_seat_chats_as_a_spectator_and_is_never_switched_off(client):
     code, tokens = open_room(client, NAMES[:2])
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "leave"})
     host.until(lambda s: len(s["seats"]) == 1)
-    ben = Peer(client, code, tokens[1])
+    ben = connect(client, code, tokens[1])
     history(ben)
     host.send({"type": "spectator_chat", "on": False})
     says(host, "still here")
@@ -220,7 +221,7 @@ def test_too_fast_is_rate_limited_per_sender_without_closing(make_client):
     client = make_client(rate_limits=True, limit_chat="3/minute")
     _, tokens, players, spectator = table(client)
     ana, ben, _ = players
-    second_tab = Peer(client, str(ben.state["code"]), ben.token)
+    second_tab = connect(client, str(ben.state["code"]), ben.token)
     history(second_tab)
     for number in range(3):
         says(ben if number % 2 == 0 else second_tab, f"line {number}")  # one sender, two tabs
@@ -242,13 +243,13 @@ def test_the_last_fifty_lines_come_after_the_state_on_every_connect(client):
         says(ana, f"line {number}")
     for number in range(HISTORY + 5):
         assert next_chat(spectator)["text"] == f"line {number}"
-    late = Peer(client, code)
+    late = connect(client, code)
     kept = history(late)
     assert [line["text"] for line in kept["messages"]] == [f"line {n}" for n in range(5, HISTORY + 5)]
     assert kept["spectator_chat"] is True and kept["muted"] == []
     assert late.received[0]["type"] == "state"
     ana.close()
-    again = Peer(client, code, tokens[0])
+    again = connect(client, code, tokens[0])
     assert history(again)["messages"] == kept["messages"]
 
 
@@ -264,7 +265,7 @@ def test_the_chat_never_carries_anything_of_a_hand(client):
         says(peer, "good luck everyone")
         peer.send({"type": "react", "reaction": reaction})
     says(spectator, "watching")
-    late = Peer(client, code)
+    late = connect(client, code)
     history(late)
     play_match(players, spectator, random.Random(5))
     for peer in [*players, spectator, late]:
@@ -310,7 +311,7 @@ def test_chat_history_and_mutes_are_gone_after_a_restart(make_client, tmp_path: 
     stop(first)
 
     second = make_client(url)
-    ben = Peer(second, code, tokens[1])
+    ben = connect(second, code, tokens[1])
     kept = history(ben)
     assert kept["messages"] == [] and kept["muted"] == [] and ben.state["phase"] == "playing"
     says(ben, "after the restart")

@@ -8,7 +8,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from app.settings import Settings
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 
 LOOPBACK = ("127.0.0.1", 40000)  # also the default trusted proxy
 STRANGER = ("203.0.113.9", 40000)
@@ -27,7 +27,7 @@ def test_the_metrics_count_rooms_sockets_plays_refusals_limits_and_storage(make_
                          limit_socket_other="1/hour")
     code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
     assert client.post("/api/rooms", json={"name": "Cy"}).status_code == 429
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     client.cookies.set(f"cucumber_{code}", tokens[0])
     with client.websocket_connect(f"/r/{code}/ws") as page:
         page.receive_text()
@@ -107,7 +107,7 @@ def test_healthz_names_the_process_and_counts_its_rooms_and_sockets(client):
     assert before["status"] == "ok" and before["mode"] == "single" and before["process"]
     assert (before["rooms"], before["sockets"], before["relayed_sockets"], before["hosted_sockets"],
             before["draining"]) == (1, 0, 0, 0, False)
-    Peer(client, code, tokens[0])
+    connect(client, code, tokens[0])
     deadline = time.monotonic() + 5
     while client.get("/healthz").json()["sockets"] != 1 and time.monotonic() < deadline:
         time.sleep(0.01)

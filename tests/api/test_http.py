@@ -9,7 +9,7 @@ from fastapi.routing import APIRoute
 
 from app.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET
 from app.identity import ROOM_CODE_LENGTH as CODE_LENGTH
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 
 
 def test_creating_a_room_seats_the_creator_as_host(client):
@@ -64,7 +64,7 @@ def test_joining_a_full_room_a_started_match_or_with_a_taken_name_is_a_conflict(
     assert full.status_code == 409 and full.json()["error"] == "room_full"
 
     code, tokens = open_room(client, ["Ana", "Ben"])
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "start"})
     host.until(lambda s: s["phase"] == "playing")
     started = client.post(f"/api/rooms/{code}/players", json={"name": "Cy"})
@@ -73,7 +73,7 @@ def test_joining_a_full_room_a_started_match_or_with_a_taken_name_is_a_conflict(
 
 def test_a_host_without_a_seat_sits_down_again_with_their_own_token(client):
     code, tokens = open_room(client, ["Ana", "Ben"])
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "leave"})
     host.until(lambda s: len(s["seats"]) == 1)
     join = client.post(f"/api/rooms/{code}/players", json={"name": "Ana", "token": tokens[0]})
@@ -123,7 +123,7 @@ def test_a_body_nested_too_deeply_to_read_is_a_bad_request_that_changes_nothing(
 
 def test_no_record_is_served_for_a_match_in_progress(client):
     code, tokens = open_room(client, ["Ana", "Ben"])
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "start"})
     host.until(lambda s: s["phase"] == "playing")
     match_id = client.app.state.registry.get(code).current.match_id
@@ -161,7 +161,7 @@ def test_a_server_holds_a_bounded_number_of_rooms_and_connections(make_client):
     open_room(client, ["Ben"])
     full = client.post("/api/rooms", json={"name": "Cy"})
     assert full.status_code == 503 and full.json()["error"] == "server_full"
-    first, second = Peer(client, code), Peer(client, code)
+    first, second = connect(client, code), connect(client, code)
     with client.websocket_connect(f"/api/rooms/{code}/ws") as third:
         third.send_json({"type": "hello"})
         assert third.receive_json()["code"] == "room_crowded"
@@ -174,14 +174,14 @@ def test_a_server_holds_a_bounded_number_of_rooms_and_connections(make_client):
 def test_watchers_filling_a_room_never_keep_its_players_from_their_seats(make_client):
     client = make_client(max_connections_per_room=2)
     code, (ana, ben) = open_room(client, ["Ana", "Ben"])
-    watchers = [Peer(client, code), Peer(client, code)]
+    watchers = [connect(client, code), connect(client, code)]
     with client.websocket_connect(f"/api/rooms/{code}/ws") as third:
         third.send_json({"type": "hello"})
         assert third.receive_json()["code"] == "room_crowded"
     with client.websocket_connect(f"/api/rooms/{code}/ws") as forged:  # a token the room does not know
         forged.send_json({"type": "hello", "token": "x" * 32})
         assert forged.receive_json()["code"] == "unknown_token"
-    ben_socket = Peer(client, code, ben)  # a player's own connection
+    ben_socket = connect(client, code, ben)  # a player's own connection
     assert ben_socket.state["you"]["seat"] == 1
     client.cookies.set(f"cucumber_{code}", ana)  # the host's table page
     with client.websocket_connect(f"/r/{code}/ws") as page:

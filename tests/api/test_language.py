@@ -10,7 +10,7 @@ import pytest
 from app.api.language import LANGUAGE_COOKIE, local_path
 from app.wording.errors import request_problems
 from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES, speaking
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 from tests.words import english_left, readable
 
 NAMES = ("Ana", "Ben", "Cy")
@@ -19,7 +19,7 @@ NAMES = ("Ana", "Ben", "Cy")
 def finished_match(client):
     """Two bots play a short match to the end in a room Ana hosts; returns the room code and the match id."""
     code, tokens = open_room(client, ["Ana"], preset="quick")
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     for strength in ("easy", "normal"):
         host.send({"type": "add_bot", "strength": strength})
     host.send({"type": "leave"})
@@ -140,8 +140,8 @@ def test_the_json_api_speaks_accept_language_and_keeps_its_codes(client):
 
 def test_each_protocol_client_reads_in_the_language_of_its_hello(client):
     code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
-    ana, ben, watcher = Peer(client, code, tokens[0], lang="sv"), Peer(client, code, tokens[1], lang="es-ES"), \
-        Peer(client, code)
+    ana, ben, watcher = connect(client, code, tokens[0], lang="sv"), connect(client, code, tokens[1], lang="es-ES"), \
+        connect(client, code)
     assert ana.state["rules_text"][0] == "3 kort var; bara sista sticket ger poäng."
     assert ben.state["rules_text"][0] == "3 cartas por jugador; solo puntúa la última baza."
     assert watcher.state["rules_text"][0] == "3 cards each; only the last trick scores."

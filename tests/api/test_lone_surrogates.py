@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.conftest import Peer
+from app.client import Connection
+from tests.api.conftest import connect
 from tests.api.test_chat import history, next_chat, next_page_line, nothing_came_before, page_frames, says, table
 
 HALF_A_PAIR = r"hi \ud83d there"
@@ -17,18 +18,18 @@ def test_a_chat_line_with_half_a_surrogate_pair_is_refused_and_reaches_no_one(cl
     ana, ben, _ = players
     with page_frames(client, code, lang="en", token=tokens[1]) as page:
         for sender in (ben, spectator):
-            sender.socket.send_text('{"type": "chat", "text": "' + HALF_A_PAIR + '"}')
+            sender.transport.socket.send_text('{"type": "chat", "text": "' + HALF_A_PAIR + '"}')
         says(ana, "marker")
         for sender in (ben, spectator):
             error = until_marker(sender, "error")
             assert error["code"] == "malformed" and "surrogate" in error["message"]
         nothing_came_before([*players, spectator], "marker")
         assert "marker" in next_page_line(page)  # the page's socket is open, and got no line before it
-    late = Peer(client, code, tokens[2])
+    late = connect(client, code, tokens[2])
     assert [line.get("text") for line in history(late)["messages"]] == ["marker"]
 
 
-def until_marker(peer: Peer, kind: str) -> dict[str, Any]:
+def until_marker(peer: Connection, kind: str) -> dict[str, Any]:
     """The first message of type ``kind`` the peer gets before the chat line "marker" (which is left to read)."""
     for message in peer.received:
         if message["type"] == kind:

@@ -13,7 +13,7 @@ from app.bots.strength import BotStrength
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS
 from app.rooms.schedule import STAND_IN
 from app.wording import card_name
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 
 
 def element(page: str, tag: str, element_id: str) -> str:
@@ -64,7 +64,7 @@ def test_a_bad_name_on_the_home_form_shows_the_error(client):
 
 def started_room(client):
     code, tokens = open_room(client, ["Ana", "Ben", "Cy"])
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "start"})
     host.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
     return code, tokens
@@ -154,7 +154,7 @@ def test_the_page_socket_takes_the_forms_of_the_table(client):
 def bots_play_a_match(client):
     """A quick match of two bots, the host watching; returns the room's code and its final state."""
     code, tokens = open_room(client, ["Host"], preset="quick")
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     for strength in ["easy", "normal"]:
         host.send({"type": "add_bot", "strength": strength})
     host.send({"type": "leave"})
@@ -295,7 +295,7 @@ def test_every_response_carries_the_security_headers(client):
 
 def test_pages_have_no_inline_script_style_or_handler(client):
     code, tokens = open_room(client, ["Ana", "Ben"])
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "set_clock", "seconds": 30})
     host.send({"type": "start"})
     host.until(lambda s: s["phase"] == "playing")
@@ -353,7 +353,7 @@ def test_a_host_who_gave_up_their_seat_sits_down_again_from_the_page_and_still_h
     code, tokens = open_room(client, ["Ana", "Ben"])
     client.cookies.clear()
     client.cookies.set(f"cucumber_{code}", tokens[0])
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "leave"})
     assert host.until(lambda s: len(s["seats"]) == 1)["host"] is None
     answer = client.post(f"/r/{code}/join", data={"name": "Ana"}, follow_redirects=False)
@@ -376,7 +376,7 @@ def test_a_seated_host_may_leave_their_seat_from_the_page(client):
     page = client.get(f"/r/{code}").text
     controls = element(page, "section", "controls")
     assert leave in controls and "You stay host" in controls and "Start the match" in controls
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "leave"})
     host.until(lambda s: len(s["seats"]) == 1)
     controls = element(client.get(f"/r/{code}").text, "section", "controls")
@@ -431,7 +431,7 @@ def test_a_player_gets_a_link_with_a_qr_code_on_their_page_alone(client):
     client.cookies.clear()
     client.cookies.set(f"cucumber_{code}", tokens[1])
     assert "Continue on another device" in client.get(f"/r/{code}").text
-    spectator = Peer(client, code)
+    spectator = connect(client, code)
     with client.websocket_connect(f"/r/{code}/ws") as socket:
         socket.receive_text()
         frame = link_box(socket)
@@ -450,7 +450,7 @@ def test_a_player_gets_a_link_with_a_qr_code_on_their_page_alone(client):
 
 def test_a_link_opens_a_page_that_takes_the_seat_in_this_browser(client):
     code, tokens = open_room(client, ["Ana", "Ben"])
-    ben = Peer(client, code, tokens[1])
+    ben = connect(client, code, tokens[1])
     ben.send({"type": "device_link"})
     secret = next(message for message in iter(ben.receive, None) if message["type"] == "link")["secret"]
     client.cookies.clear()

@@ -6,7 +6,7 @@ import time
 
 from starlette.websockets import WebSocketDisconnect
 
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 
 
 def page_socket(client, code, token):
@@ -18,7 +18,7 @@ def page_socket(client, code, token):
 def test_a_page_that_stops_beating_is_closed_and_counted_gone_from_its_last_beat(make_client):
     client = make_client(away_grace_seconds=3.0, heartbeat_seconds=1.0)
     code, tokens = open_room(client, ["Ana", "Ben"])
-    ben = Peer(client, code, tokens[1])
+    ben = connect(client, code, tokens[1])
     with page_socket(client, code, tokens[0]) as page:
         page.receive_text()
         assert ben.until(lambda s: s["seats"][0]["connected"])["seats"][0]["connected"]
@@ -41,7 +41,7 @@ def test_a_page_that_stops_beating_is_closed_and_counted_gone_from_its_last_beat
 def test_a_page_that_beats_stays_and_a_json_client_needs_no_beat(make_client):
     client = make_client(away_grace_seconds=3.0, heartbeat_seconds=1.0)
     code, tokens = open_room(client, ["Ana", "Ben"])
-    ben = Peer(client, code, tokens[1])
+    ben = connect(client, code, tokens[1])
     with page_socket(client, code, tokens[0]) as page:
         page.receive_text()
         for _ in range(5):
@@ -63,7 +63,7 @@ def test_a_sync_sends_the_whole_table_again_without_a_new_version(client):
         page.send_json({"type": "sync"})
         again = page.receive_text()
         assert again == first and all(f'id="{region}"' in again for region in ("status", "seats", "hand", "rules"))
-    peer = Peer(client, code, tokens[1])
+    peer = connect(client, code, tokens[1])
     first, version = peer.state, peer.version
     peer.send({"type": "sync"})
     assert peer.next_state() == first and peer.version == version
@@ -71,7 +71,7 @@ def test_a_sync_sends_the_whole_table_again_without_a_new_version(client):
 
 def test_the_match_id_is_in_the_state_from_the_start_and_a_play_for_another_match_is_stale(client):
     code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     ana.send({"type": "start"})
     state = ana.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
     assert state["match_id"]

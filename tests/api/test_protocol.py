@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from app.client import Connection
 from app.game.record import replay
 from app.identity import is_player_id
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 
 CARD = re.compile(r"^[2-9TJQKA][CDHS]$")
 NAMES = ["Ana", "Ben", "Cy", "Dag"]
@@ -39,7 +40,7 @@ def public_cards(state: dict[str, Any]) -> set[str]:
     return cards
 
 
-def play_match(peers: list[Peer], spectator: Peer, rng: random.Random) -> dict[str, Any]:
+def play_match(peers: list[Connection], spectator: Connection, rng: random.Random) -> dict[str, Any]:
     """Play random legal cards, each by the seat whose turn it is, until the match ends."""
     host = peers[0]
     state = host.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
@@ -60,8 +61,8 @@ def play_match(peers: list[Peer], spectator: Peer, rng: random.Random) -> dict[s
 
 def test_four_players_and_a_spectator_play_a_whole_match(client):
     code, tokens = open_room(client, NAMES, preset="quick")
-    peers = [Peer(client, code, token) for token in tokens]
-    spectator = Peer(client, code)
+    peers = [connect(client, code, token) for token in tokens]
+    spectator = connect(client, code)
     peers[0].send({"type": "start"})
     final = play_match(peers, spectator, random.Random(7))
     assert final["phase"] == "finished" and final["winners"] and final["match_id"]
@@ -92,8 +93,8 @@ def test_four_players_and_a_spectator_play_a_whole_match(client):
 
 def test_a_spectator_state_and_the_http_state_hold_no_hand(client):
     code, tokens = open_room(client, NAMES[:3])
-    players = [Peer(client, code, token) for token in tokens]
-    spectator = Peer(client, code)
+    players = [connect(client, code, token) for token in tokens]
+    spectator = connect(client, code)
     players[0].send({"type": "start"})
     state = spectator.until(lambda s: s["phase"] == "playing")
     hands = {card for p in players for card in p.until(lambda s: s["you"]["hand"])["you"]["hand"]}
@@ -107,14 +108,14 @@ def test_a_spectator_state_and_the_http_state_hold_no_hand(client):
 def table(client):
     """Three seated players (Ana hosts) in a started match with the quick rules."""
     code, tokens = open_room(client, NAMES[:3], preset="quick")
-    peers = [Peer(client, code, token) for token in tokens]
+    peers = [connect(client, code, token) for token in tokens]
     peers[0].send({"type": "start"})
     for peer in peers:
         peer.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
     return code, peers
 
 
-def assert_unchanged(peer: Peer, before: int) -> None:
+def assert_unchanged(peer: Connection, before: int) -> None:
     """No new state was sent: a sync answers with the same version."""
     peer.send({"type": "sync"})
     assert peer.next_state() is not None
@@ -147,7 +148,7 @@ def test_out_of_turn_not_in_hand_and_illegal_plays_are_refused_without_change(cl
 
 def test_an_illegal_card_is_refused_with_the_reason(client):
     code, tokens = open_room(client, NAMES[:3], preset="quick")
-    peers = [Peer(client, code, token) for token in tokens]
+    peers = [connect(client, code, token) for token in tokens]
     peers[0].send({"type": "start"})
     rng = random.Random(3)
     # Play until some player holds a card that is not legal on their turn.
@@ -188,7 +189,7 @@ def test_malformed_and_unknown_messages_get_an_error_and_change_nothing(client, 
     _, peers = table
     peer = peers[0]
     before = peer.version
-    peer.socket.send_text(frame)
+    peer.transport.socket.send_text(frame)
     assert peer.next_error()["code"] == code
     assert_unchanged(peer, before)
 
@@ -196,15 +197,15 @@ def test_malformed_and_unknown_messages_get_an_error_and_change_nothing(client, 
 def test_binary_frames_are_refused(client, table):
     _, peers = table
     before = peers[1].version
-    peers[1].socket.send_bytes(b'{"type": "sync"}')
+    peers[1].transport.socket.send_bytes(b'{"type": "sync"}')
     assert peers[1].next_error()["code"] == "malformed"
     assert_unchanged(peers[1], before)
 
 
 def test_only_the_host_starts_and_changes_rules(client):
     code, tokens = open_room(client, NAMES[:2])
-    host, guest = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
-    spectator = Peer(client, code)
+    host, guest = connect(client, code, tokens[0]), connect(client, code, tokens[1])
+    spectator = connect(client, code)
     for peer, action in [(guest, {"type": "start"}), (guest, {"type": "set_rules", "preset": "gurka"}),
                          (guest, {"type": "add_bot"}), (spectator, {"type": "start"})]:
         peer.send(action)
@@ -221,7 +222,7 @@ def test_only_the_host_starts_and_changes_rules(client):
 
 def test_a_match_needs_two_players(client):
     code, tokens = open_room(client, ["Solo"])
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "start"})
     assert host.next_error()["code"] == "not_enough_players"
 
@@ -231,7 +232,7 @@ def test_a_reconnecting_player_gets_the_same_hand_and_turn(client, table):
     turn = peers[0].state["turn"]
     before = peers[turn].until_version(peers[0].version)["you"]
     peers[turn].close()
-    again = Peer(client, code, peers[turn].token)
+    again = connect(client, code, peers[turn].token)
     assert again.state["you"] == before
     assert again.state["turn"] == turn
     again.send({"type": "play", "card": before["legal"][0]})
@@ -241,7 +242,7 @@ def test_a_reconnecting_player_gets_the_same_hand_and_turn(client, table):
 def test_two_connections_of_one_player_stay_in_sync(client, table):
     code, peers = table
     turn = peers[0].state["turn"]
-    twin = Peer(client, code, peers[turn].token)
+    twin = connect(client, code, peers[turn].token)
     card = twin.state["you"]["legal"][0]
     twin.send({"type": "play", "card": card})
     for peer in (twin, peers[turn]):
@@ -303,14 +304,14 @@ def test_versions_increase_and_every_state_is_complete(client, table):
 
 def test_every_seat_shows_its_player_id_and_each_player_knows_theirs(client):
     code, tokens = open_room(client, NAMES[:2])
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     ana.send({"type": "add_bot", "strength": "easy"})
     state = ana.until(lambda s: len(s["seats"]) == 3)
     players = [seat["player"] for seat in state["seats"]]
     assert len(set(players)) == 3 and all(is_player_id(player) for player in players)
     assert state["you"]["player"] == players[0]
     assert ben.until_version(ana.version)["you"]["player"] == players[1]
-    assert Peer(client, code).state["you"] is None
+    assert connect(client, code).state["you"] is None
     # A new "Ben" is a new player.
     ben.send({"type": "leave"})
     client.post(f"/api/rooms/{code}/players", json={"name": "Ben"})
@@ -325,7 +326,7 @@ def seat_names(state: dict[str, Any]) -> list[str]:
 
 def test_a_double_remove_of_ben_removes_only_ben(client):
     code, tokens = open_room(client, NAMES)
-    ana = Peer(client, code, tokens[0])
+    ana = connect(client, code, tokens[0])
     ben = ana.state["seats"][1]["player"]
     # Both clicks were sent before the first was carried out: the second finds Ben gone.
     ana.send({"type": "remove", "player": ben})
@@ -336,7 +337,7 @@ def test_a_double_remove_of_ben_removes_only_ben(client):
 
 def test_a_double_add_bot_with_the_seats_seen_seats_one_bot(client):
     code, tokens = open_room(client, ["Ana"])
-    ana = Peer(client, code, tokens[0])
+    ana = connect(client, code, tokens[0])
     # Both clicks were sent before the first was carried out, each saying one seat was taken.
     ana.send({"type": "add_bot", "strength": "easy", "seats": 1})
     ana.send({"type": "add_bot", "strength": "easy", "seats": 1})
@@ -346,10 +347,10 @@ def test_a_double_add_bot_with_the_seats_seen_seats_one_bot(client):
     ana.until(lambda state: seat_names(state) == ["Ana", "Easy bot 1", "Easy bot 2"])
 
 
-def ben_left(client) -> tuple[Peer, list[str]]:
+def ben_left(client) -> tuple[Connection, list[str]]:
     """Ana (host), Ben, Cy and Dag seated, then Ben leaves; returns Ana and the player ids as they were."""
     code, tokens = open_room(client, NAMES)
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     players = [seat["player"] for seat in ana.state["seats"]]
     ben.send({"type": "leave"})
     ana.until(lambda s: seat_names(s) == ["Ana", "Cy", "Dag"])
@@ -381,7 +382,7 @@ def test_a_play_for_a_moment_that_has_passed_is_refused(client, table):
     turn = peers[0].state["turn"]
     state = peers[turn].until_version(peers[0].version)
     moment = {"deal": state["deal"], "played": sum(len(s["played"]) for s in state["seats"]) + len(state["trick"])}
-    twin = Peer(client, code, peers[turn].token)
+    twin = connect(client, code, peers[turn].token)
     first, second = state["you"]["legal"][0], state["you"]["hand"][-1]
     twin.send({"type": "play", "card": first, **moment})
     twin.until(lambda s, c=first: c not in s["you"]["hand"])
@@ -402,8 +403,8 @@ def test_a_play_for_a_moment_that_has_passed_is_refused(client, table):
 def test_host_messages_a_database_could_not_hold_are_refused_alike(make_client, empty_url, frame):
     client = make_client(database_url=empty_url)
     code, tokens = open_room(client, NAMES[:2])
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     before = host.version
-    host.socket.send_text(frame)
+    host.transport.socket.send_text(frame)
     assert host.next_error()["code"] not in ("storage_unavailable", "internal")
     assert_unchanged(host, before)

@@ -8,7 +8,7 @@ import random
 from app.game.history import deal_by_deal
 from app.game.score_sheet import score_sheet
 from app.game.standings import penalties_per_deal
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 from tests.api.test_protocol import card_codes, play_match
 
 NAMES = ["Ana", "Ben", "Cy"]
@@ -16,8 +16,8 @@ NAMES = ["Ana", "Ben", "Cy"]
 
 def test_the_sheet_after_two_deals_is_the_engines_and_the_records(client):
     code, tokens = open_room(client, NAMES, preset="quick", rules={"match_length": 2})
-    peers = [Peer(client, code, token) for token in tokens]
-    spectator = Peer(client, code)
+    peers = [connect(client, code, token) for token in tokens]
+    spectator = connect(client, code)
     assert peers[0].state["score_sheet"] == []
     peers[0].send({"type": "start"})
     final = play_match(peers, spectator, random.Random(3))
@@ -51,8 +51,8 @@ def test_the_sheet_after_two_deals_is_the_engines_and_the_records(client):
 
 def test_the_sheet_shows_only_cards_played_face_up(client):
     code, tokens = open_room(client, NAMES, preset="quick")
-    peers = [Peer(client, code, token) for token in tokens]
-    spectator = Peer(client, code)
+    peers = [connect(client, code, token) for token in tokens]
+    spectator = connect(client, code)
     peers[0].send({"type": "start"})
     host = peers[0]
     rng = random.Random(5)
@@ -87,8 +87,8 @@ def states_until(socket, version: int) -> list[dict]:
 
 def test_a_socket_gets_the_sheet_whole_at_first_at_a_sync_and_for_a_new_match_and_else_the_deals_added(client):
     code, tokens = open_room(client, NAMES, preset="quick", rules={"match_length": 2})
-    peers = [Peer(client, code, token) for token in tokens]
-    spectator = Peer(client, code)
+    peers = [connect(client, code, token) for token in tokens]
+    spectator = connect(client, code)
     with client.websocket_connect(f"/api/rooms/{code}/ws") as watcher:
         watcher.send_json({"type": "hello"})
         peers[0].send({"type": "start"})

@@ -6,7 +6,7 @@ from fastapi.testclient import TestClient
 
 from app.api.seat_cookies import MOVED_AT_ONCE, SEAT_COOKIE, SEAT_COOKIE_MAX_AGE
 from app.assets import ASSETS
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 
 HOST = "testserver.local"  # where the test client's cookie jar keeps the server's cookies
 SEATED = """hx-vals='{"type": "leave"}'"""  # the page of a seated player has the button that gives the seat up
@@ -42,7 +42,7 @@ def test_every_way_to_a_seat_sets_the_cookie_for_the_rooms_path(client: TestClie
     assert_seats(made, made.json()["code"], made.json()["token"])
     joined = client.post(f"/api/rooms/{code}/players", json={"name": "Dag"})
     assert_seats(joined, code, joined.json()["token"])
-    dag = Peer(client, code, joined.json()["token"])
+    dag = connect(client, code, joined.json()["token"])
     dag.send({"type": "device_link"})
     secret = next(message for message in iter(dag.receive, None) if message["type"] == "link")["secret"]
     client.cookies.clear()
@@ -72,7 +72,7 @@ def test_a_visit_renews_the_cookie_while_the_seat_lasts_and_removes_it_once_the_
     client.cookies.clear()
     client.cookies.set(f"cucumber_{code}", tokens[1], domain=HOST, path=f"/r/{code}")
     assert_seats(client.get(f"/r/{code}"), code, tokens[1])
-    host = Peer(client, code, tokens[0])
+    host = connect(client, code, tokens[0])
     host.send({"type": "remove", "seat": 1})
     host.until(lambda state: len(state["seats"]) == 1)
     gone = client.get(f"/r/{code}")
@@ -132,7 +132,7 @@ def test_cookies_of_an_older_server_for_every_path_still_seat_their_players_and_
 
 def test_a_seat_taken_again_keeps_the_new_cookie_not_the_old_one(client: TestClient) -> None:
     code, tokens = open_room(client, ["Ana", "Ben"])
-    ben = Peer(client, code, tokens[1])
+    ben = connect(client, code, tokens[1])
     ben.send({"type": "device_link"})
     secret = next(message for message in iter(ben.receive, None) if message["type"] == "link")["secret"]
     client.cookies.clear()

@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from tests.api.conftest import Peer, open_room
+from app.client import Connection
+from tests.api.conftest import connect, open_room
 
 NAMES = ["Ana", "Ben", "Cy"]
 
 
-def ask_link(peer: Peer, message: dict[str, Any]) -> dict[str, Any]:
+def ask_link(peer: Connection, message: dict[str, Any]) -> dict[str, Any]:
     """Send a link request; returns the ``link`` frame that answers it (failing on an error)."""
     peer.send(message)
     while True:
@@ -34,11 +35,11 @@ def take(client, code: str, secret: str) -> Any:
 def table(client):
     """Ana (host), Ben and Cy in a started quick match, each with a connection, and a spectator."""
     code, tokens = open_room(client, NAMES, preset="quick")
-    peers = [Peer(client, code, token) for token in tokens]
+    peers = [connect(client, code, token) for token in tokens]
     peers[0].send({"type": "start"})
     for peer in peers:
         peer.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
-    return code, peers, Peer(client, code)
+    return code, peers, connect(client, code)
 
 
 def test_a_player_moves_their_seat_to_another_device_with_its_cards_and_turn(client, table):
@@ -61,7 +62,7 @@ def test_a_player_moves_their_seat_to_another_device_with_its_cards_and_turn(cli
     ben.send({"type": "play", "card": before["you"]["hand"][0]})
     assert ben.next_error()["code"] == "not_seated"
     # The new browser has the seat as it was: same player, cards and turn.
-    again = Peer(client, code, moved["token"])
+    again = connect(client, code, moved["token"])
     now = again.state
     assert (now["you"]["seat"], now["you"]["player"], now["you"]["hand"]) == (1, before["you"]["player"],
                                                                               before["you"]["hand"])
@@ -94,9 +95,9 @@ def test_a_player_moves_their_seat_to_another_device_with_its_cards_and_turn(cli
 
 def test_the_host_moves_with_their_seat(client):
     code, tokens = open_room(client, NAMES[:2])
-    ana = Peer(client, code, tokens[0])
+    ana = connect(client, code, tokens[0])
     moved = take(client, code, ask_link(ana, {"type": "device_link"})["secret"]).json()
-    again = Peer(client, code, moved["token"])
+    again = connect(client, code, moved["token"])
     assert again.state["you"]["host"] and again.state["host"] == 0
     again.send({"type": "add_bot"})
     assert len(again.until(lambda s: len(s["seats"]) == 3)["seats"]) == 3
@@ -105,18 +106,18 @@ def test_the_host_moves_with_their_seat(client):
 def test_a_link_expires(make_client):
     client = make_client(seat_link_seconds=0.2)
     code, tokens = open_room(client, NAMES[:2])
-    ben = Peer(client, code, tokens[1])
+    ben = connect(client, code, tokens[1])
     link = ask_link(ben, {"type": "device_link"})
     assert link["expires_in"] == 0.2
     time.sleep(0.3)
     answer = take(client, code, link["secret"])
     assert (answer.status_code, answer.json()["error"]) == (404, "invalid_link")
-    assert Peer(client, code, tokens[1]).state["you"]["seat"] == 1  # nothing changed
+    assert connect(client, code, tokens[1]).state["you"]["seat"] == 1  # nothing changed
 
 
 def test_a_new_link_replaces_the_last_and_a_link_dies_with_its_seat(client):
     code, tokens = open_room(client, NAMES)
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     first = ask_link(ben, {"type": "device_link"})
     second = ask_link(ben, {"type": "device_link"})
     assert take(client, code, first["secret"]).json()["error"] == "invalid_link"
@@ -127,7 +128,7 @@ def test_a_new_link_replaces_the_last_and_a_link_dies_with_its_seat(client):
 
 def test_only_a_seated_player_gets_a_link_for_their_seat(client):
     code, _ = open_room(client, NAMES[:2])
-    spectator = Peer(client, code)
+    spectator = connect(client, code)
     spectator.send({"type": "device_link"})
     assert spectator.next_error()["code"] == "not_seated"
 
@@ -137,7 +138,7 @@ def ben_away(make_client):
     """Ana (host) and Ben in a started quick match, Ben gone past the grace period."""
     client = make_client(away_grace_seconds=0.3)
     code, tokens = open_room(client, NAMES[:2], preset="quick")
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     ana.send({"type": "start"})
     state = ana.until(lambda s: s["phase"] == "playing")
     ana.send({"type": "seat_link", "player": state["seats"][1]["player"]})
@@ -157,7 +158,7 @@ def test_the_host_gives_an_away_players_seat_to_someone_new(ben_away):
     assert (link["kind"], link["seat"], link["player"], link["name"]) == ("seat", 1, ben["player"], "Ben")
     moved = take(client, code, link["secret"]).json()
     assert moved["seat"] == 1 and moved["player"] != ben["player"]
-    newcomer = Peer(client, code, moved["token"])
+    newcomer = connect(client, code, moved["token"])
     now = newcomer.state
     assert (now["seats"][1]["name"], now["seats"][1]["player"], now["you"]["player"]) == (
         "Ben", moved["player"], moved["player"])
@@ -172,7 +173,7 @@ def test_the_host_gives_an_away_players_seat_to_someone_new(ben_away):
 def test_a_host_link_is_refused_once_its_player_is_back(ben_away):
     client, code, tokens, ana = ben_away
     link = ask_link(ana, {"type": "seat_link", "player": ana.latest()["seats"][1]["player"]})
-    back = Peer(client, code, tokens[1])
+    back = connect(client, code, tokens[1])
     answer = take(client, code, link["secret"])
     assert (answer.status_code, answer.json()["error"]) == (409, "player_present")
     assert back.latest()["you"]["seat"] == 1
@@ -184,7 +185,7 @@ def test_a_secret_is_never_logged(client, table, caplog):
     link = ask_link(peers[1], {"type": "device_link"})
     token = take(client, code, link["secret"]).json()["token"]
     take(client, code, link["secret"])  # refused: used
-    Peer(client, code, token)
+    connect(client, code, token)
     assert caplog.records
     assert not [record for record in caplog.records if link["secret"] in record.getMessage()
                 or token in record.getMessage()]

@@ -14,7 +14,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from app.api import room_pages
 from app.rooms.protocol import JsonRenderer
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 
 ALLOWANCE = 5
 TIGHT = {f"limit_socket_{kind}": f"{ALLOWANCE}/hour" for kind in ("syncs", "heartbeats", "other")}
@@ -41,7 +41,7 @@ def close_code(socket) -> int:
 def playing_room(client):
     """A room of two JSON players in a match, and the player whose turn it is, with a legal card."""
     code, tokens = open_room(client, ["Ana", "Ben"], preset="quick")
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     ana.send({"type": "start"})
     state = ana.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
     mover = [ana, ben][state["turn"]]
@@ -106,7 +106,7 @@ def test_a_json_client_flooding_one_kind_is_refused_then_closed(make_client, mon
 def test_budgets_are_per_kind_and_per_connection(make_client):
     client = limited_client(make_client)
     code, tokens = open_room(client, ["Ana", "Ben"])
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     for _ in range(ALLOWANCE):
         ana.send({"type": "dance"})
     assert [ana.next_error()["code"] for _ in range(ALLOWANCE)] == ["unknown_type"] * ALLOWANCE
@@ -122,7 +122,7 @@ def test_budgets_are_per_kind_and_per_connection(make_client):
 def test_no_hard_cap_keeps_a_flooder_connected_and_refused(make_client):
     client = limited_client(make_client, socket_close_after=0)
     code, _ = open_room(client, ["Ana"])
-    peer = Peer(client, code)
+    peer = connect(client, code)
     for _ in range(10 * ALLOWANCE):
         peer.send({"type": "dance"})
     codes = [peer.next_error()["code"] for _ in range(10 * ALLOWANCE)]
@@ -133,7 +133,7 @@ def test_no_hard_cap_keeps_a_flooder_connected_and_refused(make_client):
 def test_limits_off_let_every_message_through(make_client):
     client = make_client(rate_limits=False, **TIGHT)
     code, _ = open_room(client, ["Ana"])
-    peer = Peer(client, code)
+    peer = connect(client, code)
     for _ in range(FLOOD):
         peer.send({"type": "dance"})
     assert {peer.next_error()["code"] for _ in range(FLOOD)} == {"unknown_type"}

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from tests.api.conftest import Peer, open_room, stop
+from app.client import Connection
+from tests.api.conftest import connect, open_room, stop
 from tests.api.test_protocol import assert_unchanged
 
 NAMES = ["Ana", "Ben", "Cy"]
@@ -16,8 +17,8 @@ NAMES = ["Ana", "Ben", "Cy"]
 def table(client):
     """Ana (host), Ben and Cy in a started match with the quick rules, and a spectator."""
     code, tokens = open_room(client, NAMES, preset="quick")
-    peers = [Peer(client, code, token) for token in tokens]
-    spectator = Peer(client, code)
+    peers = [connect(client, code, token) for token in tokens]
+    spectator = connect(client, code)
     peers[0].send({"type": "start"})
     for peer in [*peers, spectator]:
         peer.until(lambda s: s["phase"] == "playing" and s["turn"] is not None)
@@ -64,7 +65,7 @@ def test_coming_back_takes_the_seat_back(client, table):
         assert other.state["turn"] == seat
 
 
-def refused(peer: Peer, message: dict, code: str) -> None:
+def refused(peer: Connection, message: dict, code: str) -> None:
     """``message`` is refused with ``code`` and the room does not change."""
     before = peer.latest() and peer.version
     peer.send(message)
@@ -86,7 +87,7 @@ def test_refusals_change_nothing(client, table):
 
 def test_outside_a_match_stepping_away_is_refused(client):
     code, tokens = open_room(client, NAMES, preset="quick")
-    ana, ben, cy = (Peer(client, code, token) for token in tokens)
+    ana, ben, cy = (connect(client, code, token) for token in tokens)
     refused(ben, {"type": "step_away"}, "match_not_started")
     refused(ben, {"type": "come_back"}, "match_not_started")
     ana.send({"type": "leave"})
@@ -111,7 +112,7 @@ def test_a_player_who_stepped_away_is_still_away_after_a_restart(make_client, tm
     url = f"sqlite:///{tmp_path / 'restart.db'}"
     first = make_client(url)
     code, tokens = open_room(first, NAMES, preset="quick")
-    ana, ben, _ = (Peer(first, code, token) for token in tokens)
+    ana, ben, _ = (connect(first, code, token) for token in tokens)
     ana.send({"type": "start"})
     ben.until(lambda s: s["phase"] == "playing")
     ben.send({"type": "step_away"})
@@ -119,7 +120,7 @@ def test_a_player_who_stepped_away_is_still_away_after_a_restart(make_client, tm
     stop(first)
 
     second = make_client(url)
-    ben = Peer(second, code, tokens[1])
+    ben = connect(second, code, tokens[1])
     seat = ben.state["seats"][1]
     assert ben.state["phase"] == "playing" and seat["stepped_away"] and seat["away"]
     ben.send({"type": "come_back"})

@@ -1,9 +1,9 @@
 """Tables of JSON-protocol players that play through failovers, and what they saw.
 
-Each table has four players and a spectator, each on a socket of its own. A
-socket that closes (1012 when its room moves, or lost with a killed process)
-connects again after a short random pause and says ``hello`` with its token,
-as docs/protocol.md asks; a player whose play was not answered plays it again
+Each table has four players and a spectator, each an :class:`app.client.Client`
+on a socket of its own. A socket that closes (1012 when its room moves, or lost
+with a killed process) connects again after a short random pause and says
+``hello`` with its token, as docs/protocol.md asks; a player whose play was not answered plays it again
 on the new socket, naming the moment (``match``, ``deal``, ``played``) so that
 a play already carried out is refused as ``stale_play`` instead of made twice.
 
@@ -15,7 +15,6 @@ match's stored record (:func:`record_problems`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import random
 import time
@@ -24,24 +23,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from app.client import RECONNECT_CODES, AsyncRooms, Backoff, Client, Connected, Disconnected, Frame
 from app.cluster.relay import RETRY_PAUSE_SECONDS, ROUTE_ATTEMPTS
 from app.game.match import deal_hands, new_match, play
 from app.game.record import check_record
 from app.game.rules import Rules
 from app.game.views import view_for
 from app.settings import Settings
-from tests.score_sheets import whole_sheet
 
 NAMES = ["Ana", "Ben", "Cy", "Dag"]
 RESENT_AFTER_ERRORS = {"storage_unavailable", "server_error"}
 """Errors after which a player sends its play again: nothing changed, try again (docs/protocol.md)."""
 EXPECTED_ERRORS = {"stale_play", "match_started", *RESENT_AFTER_ERRORS}
 """Errors a resent play or start may meet; any other error is a problem."""
-RECONNECT_CODES = {1006, 1011, 1012, 1013}
-"""Close codes after which docs/protocol.md says to reconnect."""
+BACKOFF = Backoff(first=0.2, cap=2.0)
+"""The pause before a new socket: random, below 0.2 s after one close, doubling with each close in a row
+before a state came, up to 2 s."""
 
 HANDSHAKE_SECONDS = ROUTE_ATTEMPTS * (max(2.0, Settings.model_fields["lease_seconds"].default)
                                      + RETRY_PAUSE_SECONDS) + 10.0
@@ -105,78 +103,68 @@ class Failover:
 
 
 class Player:
-    """One socket of a table: a seated player's (``seat``, ``token``) or the spectator's (``None``)."""
+    """One place at a table, over :class:`app.client.Client`: a seated player's (``seat``, ``token``) or the
+    spectator's (``None``)."""
 
     def __init__(self, table: Table, seat: int | None, token: str | None) -> None:
         self.table, self.seat, self.token = table, seat, token
         self.rng = random.Random(f"{table.seed}-{seat}")
-        self.last_version = -1
-        self.connections = 0
         self.seen: list[tuple[str, Fingerprint]] = []
         """``(match id, fingerprint)`` of every state of a match this socket received, in order."""
         self.pending: tuple[tuple[Any, ...], str] | None = None
         """The last play sent: its moment and card, sent again if a new socket finds the same moment."""
-        self.socket: Any = None
         self.state: dict[str, Any] | None = None
-        self.attempt = 0
-        """Connections in a row that closed before a state came: the pause before the next grows with it."""
+        self.client = Client(table.socket_url, token, lang="en", reconnect=True, backoff=BACKOFF, rng=self.rng,
+                             open_timeout=HANDSHAKE_SECONDS, close_timeout=1, ping_interval=5, ping_timeout=10,
+                             max_size=2**20)
+        """Reconnects after any close (one the protocol says not to reconnect after is a problem), with a
+        pause that grows with the sockets in a row that closed before a state came."""
+
+    @property
+    def connections(self) -> int:
+        """Sockets opened so far."""
+        return self.client.connections
 
     async def run(self) -> None:
         """Keep a socket open until the table is done, reconnecting after any close."""
-        while not self.table.done.is_set():
-            try:
-                async with connect(self.table.socket_url, open_timeout=HANDSHAKE_SECONDS, close_timeout=1,
-                                   ping_interval=5, ping_timeout=10, max_size=2**20) as socket:
-                    self.socket, self.connections = socket, self.connections + 1
-                    on_socket: dict[str, Any] = {"version": -1, "sent": set()}
-                    hello: dict[str, Any] = {"type": "hello", "lang": "en"}
-                    if self.token:
-                        hello["token"] = self.token
-                    await socket.send(json.dumps(hello))
-                    reading = asyncio.ensure_future(self._read(socket, on_socket))
-                    finished = asyncio.ensure_future(self.table.done.wait())
-                    await asyncio.wait({reading, finished}, return_when=asyncio.FIRST_COMPLETED)
-                    finished.cancel()
-                    if not reading.done():
-                        reading.cancel()
-                        with contextlib.suppress(asyncio.CancelledError):
-                            await reading
-                    else:
-                        reading.result()
-                    code = socket.close_code
-            except ConnectionClosed as closed:
-                code = closed.rcvd.code if closed.rcvd else 1006
-            except (OSError, TimeoutError, InvalidHandshake) as error:
-                code = type(error).__name__
-            finally:
-                self.socket = None
-            if self.table.done.is_set():
-                break
-            self.table.closes[code] += 1
-            if isinstance(code, int) and code not in RECONNECT_CODES and code != 1000:
-                self.table.problem(f"seat {self.seat}: socket closed with {code}, which says not to reconnect")
-            self.attempt += 1
-            await asyncio.sleep(self.rng.uniform(0, min(2.0, 0.1 * 2 ** self.attempt)))
+        following = asyncio.ensure_future(self._follow())
+        finished = asyncio.ensure_future(self.table.done.wait())
+        await asyncio.wait({following, finished}, return_when=asyncio.FIRST_COMPLETED)
+        finished.cancel()
+        await self.client.close()
+        await following
 
-    async def _read(self, socket: Any, on_socket: dict[str, Any]) -> None:
-        async for text in socket:
-            message = json.loads(text)
-            if message["type"] == "state":
-                state = whole_sheet(message["state"], on_socket.get("sheet"))  # the sheet this socket holds
-                on_socket["sheet"] = state["score_sheet"]
-                await self._state(socket, on_socket, message["version"], state)
-            elif message["type"] == "error":
-                await self._error(socket, on_socket, message)
+    async def _follow(self) -> None:
+        on_socket: dict[str, Any] = {"version": -1, "sent": set()}
+        async for event in self.client:
+            if isinstance(event, Connected):
+                on_socket = {"version": -1, "sent": set()}
+            elif isinstance(event, Disconnected):
+                if self.table.done.is_set():
+                    return
+                code = event.code if event.code is not None else event.error
+                self.table.closes[code] += 1
+                if isinstance(code, int) and code not in RECONNECT_CODES and code != 1000:
+                    self.table.problem(f"seat {self.seat}: socket closed with {code}, which says not to reconnect")
+            elif event.kind == "state":
+                await self._state(on_socket, event)
+            elif event.kind == "error":
+                assert event.body is not None
+                await self._error(on_socket, event.body)
 
-    async def _state(self, socket: Any, on_socket: dict[str, Any], version: int, state: dict[str, Any]) -> None:
+    async def _state(self, on_socket: dict[str, Any], frame: Frame) -> None:
         table = self.table
-        if version <= on_socket["version"]:
-            table.problem(f"seat {self.seat}: version {version} after {on_socket['version']} on one socket")
-        elif version < self.last_version:
-            table.problem(f"seat {self.seat}: version {version} on a new socket after {self.last_version}")
+        version = frame.version
+        assert version is not None
+        if not frame.fresh:  # the client keeps the newest state: an older one breaks a promise
+            if version <= on_socket["version"]:
+                table.problem(f"seat {self.seat}: version {version} after {on_socket['version']} on one socket")
+            else:
+                table.problem(f"seat {self.seat}: version {version} on a new socket after {self.client.version}")
+            return
+        state = frame.state
+        assert state is not None
         on_socket["version"] = version
-        self.attempt = 0
-        self.last_version = max(self.last_version, version)
         self.state = state
         table.saw(version, state)
         if state["match_id"] is not None and state["phase"] in ("playing", "finished"):
@@ -188,10 +176,10 @@ class Player:
             if moment not in on_socket["sent"]:
                 on_socket["sent"].add(moment)
                 table.last_sent = time.monotonic()
-                await socket.send(json.dumps({"type": "start"}))
-        await self._play(socket, on_socket, state)
+                await self.client.send({"type": "start"})
+        await self._play(on_socket, state)
 
-    async def _play(self, socket: Any, on_socket: dict[str, Any], state: dict[str, Any]) -> None:
+    async def _play(self, on_socket: dict[str, Any], state: dict[str, Any]) -> None:
         you = state["you"]
         if state["phase"] != "playing" or state["turn"] != self.seat or not you or not you["legal"]:
             return
@@ -209,11 +197,9 @@ class Player:
             await asyncio.sleep(self.table.think)
         match_id, deal, played = moment
         self.table.last_sent = time.monotonic()
-        with contextlib.suppress(ConnectionClosed):
-            await socket.send(json.dumps({"type": "play", "card": card, "match": match_id, "deal": deal,
-                                          "played": played}))
+        await self.client.send({"type": "play", "card": card, "match": match_id, "deal": deal, "played": played})
 
-    async def _error(self, socket: Any, on_socket: dict[str, Any], message: dict[str, Any]) -> None:
+    async def _error(self, on_socket: dict[str, Any], message: dict[str, Any]) -> None:
         code = message["code"]
         self.table.errors[code] += 1
         if code not in EXPECTED_ERRORS:
@@ -221,17 +207,16 @@ class Player:
         if code in RESENT_AFTER_ERRORS and self.state is not None:
             on_socket["sent"].clear()  # nothing changed: the same moment may be played (or started) again
             await asyncio.sleep(0.2)
-            with contextlib.suppress(ConnectionClosed):
-                await self._state_again(socket, on_socket)
+            await self._state_again(on_socket)
 
-    async def _state_again(self, socket: Any, on_socket: dict[str, Any]) -> None:
+    async def _state_again(self, on_socket: dict[str, Any]) -> None:
         state = self.state
         assert state is not None
         if self.seat == 0 and state["phase"] in ("lobby", "finished") and self.table.may_start():
             on_socket["sent"].add(("start", state["match_id"]))
             self.table.last_sent = time.monotonic()
-            await socket.send(json.dumps({"type": "start"}))
-        await self._play(socket, on_socket, state)
+            await self.client.send({"type": "start"})
+        await self._play(on_socket, state)
 
 
 class Table:
@@ -313,22 +298,19 @@ class Table:
 
     def sockets_open(self) -> int:
         """How many of the table's sockets are open now."""
-        return sum(player.socket is not None for player in self.players)
+        return sum(player.client.socket is not None for player in self.players)
 
 
 async def open_tables(base_url: str, count: int, *, rules: dict[str, Any], seed: int, think: float) -> list[Table]:
     """Open ``count`` rooms through ``base_url`` (preset ``quick`` with ``rules`` over it) and seat four
-    players in each; raises ``AssertionError`` when a request is refused."""
+    players in each; raises :class:`app.client.Refused` when a request is refused."""
     async with httpx.AsyncClient(base_url=base_url, timeout=20) as client:
+        rooms = AsyncRooms(client)
+
         async def one(index: int) -> Table:
-            answer = await client.post("/api/rooms", json={"name": NAMES[0], "preset": "quick", "rules": rules})
-            assert answer.status_code == 201, answer.text
-            code, tokens = answer.json()["code"], [answer.json()["token"]]
-            for name in NAMES[1:]:
-                joined = await client.post(f"/api/rooms/{code}/players", json={"name": name})
-                assert joined.status_code == 201, joined.text
-                tokens.append(joined.json()["token"])
-            return Table(base_url, code, tokens, seed=seed * 1000 + index, think=think)
+            seats = await rooms.table(NAMES, preset="quick", rules=rules)
+            return Table(base_url, seats[0].code, [seat.token for seat in seats], seed=seed * 1000 + index,
+                         think=think)
 
         limit = asyncio.Semaphore(8)
 

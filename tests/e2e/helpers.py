@@ -7,7 +7,6 @@ errors, failed requests, dialogs and requests that tried to leave the server.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import time
@@ -19,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.client import Connection
 from app.rendering import HTMX_URL, HTMX_WS_URL
-from tests.score_sheets import whole_sheet
 
 E2E = Path(__file__).resolve().parent
 NODE_MODULES = E2E / "node_modules"
@@ -361,58 +360,10 @@ def sync_pages(server: LiveServer, code: str, tabs: list[Tab], timeout: float = 
 
 # ---------------------------------------------------------------- players over the JSON protocol
 
-class ProtocolPlayer:
-    """A seated player over the JSON protocol (docs/protocol.md), to fill seats quickly."""
-
-    def __init__(self, server: LiveServer, code: str, token: str) -> None:
-        from websockets.sync.client import connect
-
-        self._closing = contextlib.ExitStack()
-        self.socket = self._closing.enter_context(connect(server.ws_url(f"/api/rooms/{code}/ws"), open_timeout=10))
-        self.socket.send(json.dumps({"type": "hello", "token": token}))
-        self.state: dict[str, Any] = {}
-        self.version = 0
-        self.errors: list[dict[str, Any]] = []
-        self.receive(timeout=10)
-
-    def receive(self, timeout: float | None = 0.0) -> None:
-        """Read what arrived (waiting up to ``timeout`` seconds for the first message)."""
-        while True:
-            try:
-                frame = self.socket.recv(timeout=timeout)
-            except TimeoutError:
-                return
-            message = json.loads(frame)
-            if message["type"] == "state":
-                self.version = message["version"]
-                self.state = whole_sheet(message["state"], self.state.get("score_sheet"))
-            elif message["type"] == "error":
-                self.errors.append(message)
-            timeout = 0.0
-
-    def wait(self, until: Callable[[dict[str, Any]], bool], timeout: float = 10) -> dict[str, Any]:
-        """Wait until the latest state satisfies ``until``; returns it."""
-        deadline = time.monotonic() + timeout
-        self.receive()
-        while not until(self.state):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"state never got there: {self.state}")
-            self.receive(timeout=max(0.01, deadline - time.monotonic()))
-        return self.state
-
-    def send(self, message: dict[str, Any]) -> None:
-        """Send one protocol message."""
-        self.socket.send(json.dumps(message))
-
-    def play_lowest(self) -> str:
-        """Play the lowest legal card (it must be this player's turn); returns its code."""
-        card = self.state["you"]["legal"][0]
-        self.send({"type": "play", "card": card})
-        return card
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._closing.close()
+def protocol_player(server: LiveServer, code: str, token: str) -> Connection:
+    """A seated player over the JSON protocol (docs/protocol.md), to fill seats quickly: connected, with
+    its first state."""
+    return Connection.open(server.ws_url(f"/api/rooms/{code}/ws"), token, strict=False, timeout=10)
 
 
 # ---------------------------------------------------------------- what every page must show
@@ -545,7 +496,7 @@ def sign_in(tab: Tab, code: str, token: str) -> None:
                               "httpOnly": True, "sameSite": "Lax"}])
 
 
-def play_until(server: LiveServer, code: str, pages: dict[int, Tab], others: dict[int, ProtocolPlayer],
+def play_until(server: LiveServer, code: str, pages: dict[int, Tab], others: dict[int, Connection],
                stop: Callable[[dict[str, Any]], bool], watchers: tuple[Tab, ...] = ()) -> dict[str, Any]:
     """Play turn after turn until ``stop(answer)`` holds for the room; returns that answer.
 

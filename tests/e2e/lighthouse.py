@@ -36,15 +36,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from app.client import Connection
 from tests.e2e.helpers import (
     CDN_HEADERS,
     CDN_URL,
     NODE_MODULES,
     PAGE_SCRIPTS,
     LiveServer,
-    ProtocolPlayer,
     cdn_copy,
     cdn_packages,
+    protocol_player,
 )
 
 LIGHTHOUSE_VERSION = "12.8.2"
@@ -272,7 +273,7 @@ class RoomInPlay:
 
     path: str
     cookie: tuple[str, str]
-    host: ProtocolPlayer
+    host: Connection
 
 
 def room_in_play(server: LiveServer) -> RoomInPlay:
@@ -280,7 +281,7 @@ def room_in_play(server: LiveServer) -> RoomInPlay:
     match waits as it is while the page is audited)."""
     host = server.post("/api/rooms", {"name": "Ben", "preset": "agurk"})
     code = host["code"]
-    player = ProtocolPlayer(server, code, host["token"])
+    player = protocol_player(server, code, host["token"])
     ana = server.post(f"/api/rooms/{code}/players", {"name": "Ana"})
     player.send({"type": "start"})
     server.wait_room(code, lambda now: now["state"]["phase"] == "playing")

@@ -19,11 +19,11 @@ import pytest
 from app.wording.language import LANGUAGES
 from tests.e2e.helpers import (
     LiveServer,
-    ProtocolPlayer,
     Tab,
     analyse_match,
     audit,
     play_until,
+    protocol_player,
     sign_in,
     sync_pages,
 )
@@ -79,7 +79,7 @@ def test_every_page_and_state_passes_the_audit(open_tab, server: LiveServer, sch
     assert visitor.page.locator("#join form").is_visible()
     found.check(visitor, "lobby, as a visitor with the join form")
 
-    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
+    ben = protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
     ana.page.click("#controls button.start")
     server.wait_room(code, lambda now: now["state"]["phase"] == "playing" and now["state"]["turn"] is not None)
     answer = play_until(server, code, {0: ana}, {1: ben}, lambda now: now["state"]["turn"] == 0,
@@ -143,7 +143,7 @@ def test_the_table_and_the_replay_pass_the_audit_in_every_language(open_tab, ser
     found = Findings()
     host = server.post("/api/rooms", {"name": "Ana", "preset": "quick", "rules": {"match_length": 1}})
     code = host["code"]
-    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
+    ben = protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
     ana = open_tab("Ana", **DESKTOP)
     sign_in(ana, code, host["token"])
     ana.goto(f"/r/{code}")
@@ -180,7 +180,7 @@ def test_the_deal_summary_between_deals_passes_the_audit(open_tab, slow_server: 
     found = Findings()
     host = server.post("/api/rooms", {"name": "Ana", "preset": "quick", "rules": {"match_length": 2}})
     code = host["code"]
-    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
+    ben = protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
     ana = open_tab("Ana", live=server, **PHONE_390)
     ana.page.emulate_media(color_scheme=scheme)
     sign_in(ana, code, host["token"])

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from app.wording.language import LANGUAGES
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, play_until, sign_in, sync_pages
+from tests.e2e.helpers import LiveServer, Tab, play_until, protocol_player, sign_in, sync_pages
 from tests.e2e.test_layout import check_fit, shoot
 from tests.words import english_left
 
@@ -202,7 +202,7 @@ def test_every_language_fits_a_360_pixel_phone(open_tab, server: LiveServer, scr
     sign_in(tab, room, host["token"])
     others: dict[int, Any] = {}
     for seat, name in enumerate(["Benedikte Sørensen", "Kristoffer Mikkelsen"], start=1):
-        others[seat] = ProtocolPlayer(server, room, server.post(f"/api/rooms/{room}/players", {"name": name})["token"])
+        others[seat] = protocol_player(server, room, server.post(f"/api/rooms/{room}/players", {"name": name})["token"])
     tab.goto(f"/r/{room}")
     sync_pages(server, room, [tab])
     tab.page.click('.panel-tab[data-panel="rules"]')  # on a phone the rules are behind their tab

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from app.client import Connection
 from app.wording.language import LANGUAGES, translations
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, play_until, sign_in, sync_pages
+from tests.e2e.helpers import LiveServer, Tab, play_until, protocol_player, sign_in, sync_pages
 
 pytestmark = pytest.mark.e2e
 
@@ -92,7 +93,7 @@ def test_the_table_fits_phones_and_desktops(open_tab, slow_server: LiveServer, s
     ana = open_tab(label, live=server, **options)
     sign_in(ana, code, host["token"])
     ana.goto(f"/r/{code}")
-    others = {seat: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
+    others = {seat: protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
               for seat, name in enumerate(OTHERS, start=1)}
     sync_pages(server, code, [ana])
     shoot(ana, screenshots, f"{label}-1-lobby")
@@ -126,8 +127,8 @@ def test_the_table_fits_phones_and_desktops(open_tab, slow_server: LiveServer, s
 def test_the_other_pages_fit_phones_and_desktops(open_tab, server: LiveServer, screenshots: Path, device: str) -> None:
     host = server.post("/api/rooms", {"name": "Ana", "preset": "quick", "rules": {"match_length": 1}})
     code = host["code"]
-    players = {0: ProtocolPlayer(server, code, host["token"]),
-               1: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])}
+    players = {0: protocol_player(server, code, host["token"]),
+               1: protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])}
     players[0].send({"type": "start"})
     server.wait_room(code, lambda now: now["state"]["phase"] == "playing")
     finished = play_until(server, code, {}, players, lambda now: now["state"]["phase"] == "finished")
@@ -179,7 +180,7 @@ HEADLINE_ROWS_JS = """(text) => {
 
 
 def seven_on_a_phone(open_tab: Any, server: LiveServer, label: str, viewport: dict[str, int], others: list[str],
-                     language: str | None = None) -> tuple[Tab, str, dict[int, ProtocolPlayer]]:
+                     language: str | None = None) -> tuple[Tab, str, dict[int, Connection]]:
     """A match of the agurk preset started by Ana on a phone's page of ``viewport`` (in ``language``, else
     English), with ``others`` seated after her over the protocol; returns her tab, the room code and them."""
     host = server.post("/api/rooms", {"name": "Ana", "preset": "agurk"})
@@ -189,7 +190,7 @@ def seven_on_a_phone(open_tab: Any, server: LiveServer, label: str, viewport: di
         ana.context.add_cookies([{"name": "cucumber_lang", "value": language, "url": server.url}])
     sign_in(ana, code, host["token"])
     ana.goto(f"/r/{code}")
-    players = {seat: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
+    players = {seat: protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
                for seat, name in enumerate(others, start=1)}
     sync_pages(server, code, [ana])
     ana.page.click("#controls button.start")

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import serve
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, audit, play_until, sign_in, sync_pages
+from tests.e2e.helpers import LiveServer, Tab, audit, play_until, protocol_player, sign_in, sync_pages
 
 pytestmark = pytest.mark.e2e
 
@@ -161,7 +161,7 @@ def test_the_whole_table_fits_one_phone_screen_upright_and_sideways(
     tab.context.add_cookies([{"name": "cucumber_lang", "value": language, "url": server.url}])
     sign_in(tab, code, host["token"])
     tab.goto(f"/r/{code}")
-    others = {seat: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
+    others = {seat: protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
               for seat, name in enumerate(NAMES[:seats - 1], start=1)}
     sync_pages(server, code, [tab])
     tab.page.click("#controls button.start")
@@ -236,8 +236,8 @@ def test_the_room_page_hardly_shifts_as_it_loads_seated_or_watching_in_the_lobby
         open_tab, server: LiveServer, screen: dict[str, int]) -> None:
     host = server.post("/api/rooms", {"name": HOST, "preset": "agurk"})
     code = host["code"]
-    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": NAMES[0]})["token"])
-    ana = ProtocolPlayer(server, code, host["token"])
+    ben = protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": NAMES[0]})["token"])
+    ana = protocol_player(server, code, host["token"])
     options: dict[str, Any] = dict(PHONE, viewport=screen) if screen["width"] < 800 else {"viewport": screen}
     found = {}
     for moment in ("lobby", "play"):
@@ -265,7 +265,7 @@ def test_on_a_phone_every_panel_is_one_tap_or_one_key_away_and_the_chat_counts_w
         open_tab, server: LiveServer) -> None:
     host = server.post("/api/rooms", {"name": HOST, "preset": "quick"})
     code = host["code"]
-    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": NAMES[1]})["token"])
+    ben = protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": NAMES[1]})["token"])
     ana = open_tab("Ana", viewport={"width": 390, "height": 844}, **PHONE)
     sign_in(ana, code, host["token"])
     ana.goto(f"/r/{code}")

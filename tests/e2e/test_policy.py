@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, sign_in
+from tests.e2e.helpers import LiveServer, protocol_player, sign_in
 
 pytestmark = pytest.mark.e2e
 
@@ -21,7 +21,7 @@ document.addEventListener("securitypolicyviolation",
 def test_the_table_runs_under_its_policy_with_connect_src_self_alone(open_tab, server: LiveServer) -> None:
     host = server.post("/api/rooms", {"name": "Ana", "preset": "quick"})
     code = host["code"]
-    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
+    ben = protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
     ana = open_tab("Ana")
     ana.context.add_init_script(RECORD_VIOLATIONS)
     policies: list[str] = []
@@ -48,7 +48,7 @@ def test_the_table_runs_under_its_policy_with_connect_src_self_alone(open_tab, s
     assert policies and "connect-src 'self';" in policies[0]
 
     # The clock and the score meters take their sizes from data-vars, set by app.js.
-    owner = ProtocolPlayer(server, code, host["token"])
+    owner = protocol_player(server, code, host["token"])
     owner.send({"type": "set_clock", "seconds": 60})
     owner.send({"type": "start"})
     ana.page.wait_for_selector("#status .clock")

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from app.client import Connection
 from tests.e2e.conftest import SHORT_GRACE_SECONDS
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, check_pages, sign_in, sync_pages
+from tests.e2e.helpers import LiveServer, Tab, check_pages, protocol_player, sign_in, sync_pages
 
 pytestmark = pytest.mark.e2e
 
@@ -49,7 +50,7 @@ def come_back(tab: Tab) -> None:
     tab.wait_live()
 
 
-def anas_turn(open_tab: Any, server: LiveServer) -> tuple[str, Tab, ProtocolPlayer, dict[str, Any]]:
+def anas_turn(open_tab: Any, server: LiveServer) -> tuple[str, Tab, Connection, dict[str, Any]]:
     """A quick match of Ana (her page, host) and Ben (the protocol), played by Ben until it is Ana's
     turn: the room's code, her page, Ben, and the room once her page shows it."""
     host = server.post("/api/rooms", {"name": "Ana", "preset": "quick"})
@@ -59,7 +60,7 @@ def anas_turn(open_tab: Any, server: LiveServer) -> tuple[str, Tab, ProtocolPlay
     # Her page is live before Ben sits down: a host still away when the 3-second grace ends, with another
     # player there, hands the hosting on to them, and a slow browser start would make Ben the host.
     ana.goto(f"/r/{code}")
-    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
+    ben = protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
     ana.page.click("#controls button.start")
     while True:
         state = ben.wait(lambda now: now["phase"] == "playing" and now["turn"] is not None)

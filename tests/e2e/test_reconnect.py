@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, check_pages, sign_in, sync_pages
+from tests.e2e.helpers import LiveServer, Tab, check_pages, protocol_player, sign_in, sync_pages
 
 pytestmark = pytest.mark.e2e
 
@@ -14,7 +14,7 @@ def test_a_reload_mid_trick_and_a_dropped_network_come_back_in_sync(open_tab, se
     host = server.post("/api/rooms", {"name": "Ana", "preset": "quick"})
     code = host["code"]
     ben_seat = server.post(f"/api/rooms/{code}/players", {"name": "Ben"})
-    cy = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Cy"})["token"])
+    cy = protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Cy"})["token"])
     ana, ben = open_tab("Ana"), open_tab("Ben")
     sign_in(ana, code, host["token"])
     sign_in(ben, code, ben_seat["token"])

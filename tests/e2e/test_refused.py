@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, check_pages, sign_in, sync_pages
+from tests.e2e.helpers import LiveServer, check_pages, protocol_player, sign_in, sync_pages
 
 pytestmark = pytest.mark.e2e
 
@@ -21,7 +21,7 @@ TWO_CLICKS_JS = """([first, second]) => {
 def test_a_second_quick_click_and_a_stale_page_show_the_servers_error(open_tab, server: LiveServer) -> None:
     host = server.post("/api/rooms", {"name": "Ana", "preset": "quick"})
     code = host["code"]
-    ben = ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
+    ben = protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": "Ben"})["token"])
     ana = open_tab("Ana")
     sign_in(ana, code, host["token"])
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, check_pages, play_until, sign_in, sync_pages
+from tests.e2e.helpers import LiveServer, check_pages, play_until, protocol_player, sign_in, sync_pages
 
 pytestmark = pytest.mark.e2e
 
@@ -22,7 +22,7 @@ def test_ben_opens_his_link_in_another_browser_and_plays_on_while_the_first_is_t
     host = server.post("/api/rooms", {"name": "Ana", "preset": "quick"})
     code = host["code"]
     seated = server.post(f"/api/rooms/{code}/players", {"name": "Ben"})
-    ana = ProtocolPlayer(server, code, host["token"])
+    ana = protocol_player(server, code, host["token"])
     phone, laptop = open_tab("Ben's phone"), open_tab("Ben's laptop")
     sign_in(phone, code, seated["token"])
     phone.goto(f"/r/{code}")
@@ -42,7 +42,7 @@ def test_ben_opens_his_link_in_another_browser_and_plays_on_while_the_first_is_t
     assert url.startswith(f"{server.url}/r/{code}/take#")
     assert phone.page.get_attribute("#seat-link .copy-link", "data-url") == url
     secret = url.split("#")[1]
-    ana.receive()
+    ana.drain()
     assert secret not in json.dumps(ana.state) and secret not in json.dumps(server.room(code))  # for Ben alone
 
     # The laptop opens the link: the secret leaves the address bar, and one click takes the seat.

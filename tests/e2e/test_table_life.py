@@ -17,9 +17,10 @@ import pytest
 import zxingcpp
 from PIL import Image
 
+from app.client import Connection
 from app.game.history import deal_by_deal
 from app.rendering import qr_svg
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, audit, play_until, sign_in, sync_pages
+from tests.e2e.helpers import LiveServer, Tab, audit, play_until, protocol_player, sign_in, sync_pages
 from tests.e2e.test_languages import OVERFLOW_JS, PHONE_360
 from tests.e2e.test_layout import DESKTOP, OTHERS, check_fit, shoot
 
@@ -57,11 +58,11 @@ def accessible(tab: Tab) -> None:
 
 def open_table(server: LiveServer, open_tab: Callable[..., Tab], *, others: tuple[str, ...] = ("Ben",),
                rules: dict[str, Any] | None = None, init: str | None = None,
-               **options: Any) -> tuple[str, Tab, dict[int, ProtocolPlayer]]:
+               **options: Any) -> tuple[str, Tab, dict[int, Connection]]:
     """A room with Ana hosting from a page (seat 0) and ``others`` seated over the protocol; not started."""
     host = server.post("/api/rooms", {"name": "Ana", "preset": "quick", **({"rules": rules} if rules else {})})
     code = host["code"]
-    players = {seat: ProtocolPlayer(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
+    players = {seat: protocol_player(server, code, server.post(f"/api/rooms/{code}/players", {"name": name})["token"])
                for seat, name in enumerate(others, start=1)}
     ana = open_tab("Ana", **options)
     if init:
@@ -76,7 +77,7 @@ def start(server: LiveServer, code: str, ana: Tab) -> None:
     server.wait_room(code, lambda now: now["state"]["phase"] == "playing" and now["state"]["turn"] is not None)
 
 
-def close(players: dict[int, ProtocolPlayer]) -> None:
+def close(players: dict[int, Connection]) -> None:
     for player in players.values():
         player.close()
 

@@ -10,7 +10,7 @@ import pytest
 
 from app.wording.language import speaking, translations
 from tests.e2e.conftest import CHROMIUM
-from tests.e2e.helpers import CHROMIUM_ARGS, LiveServer, ProtocolPlayer, Tab, audit, cdn_packages, sign_in
+from tests.e2e.helpers import CHROMIUM_ARGS, LiveServer, Tab, audit, cdn_packages, protocol_player, sign_in
 
 pytestmark = pytest.mark.e2e
 
@@ -72,7 +72,7 @@ def test_offline_a_room_shows_the_offline_page_in_the_visitors_language_and_neve
         open_tab: Any, server: LiveServer) -> None:
     host = server.post("/api/rooms", {"name": "Ben", "preset": "quick"})
     code = host["code"]
-    ben = ProtocolPlayer(server, code, host["token"])
+    ben = protocol_player(server, code, host["token"])
     ana_token = server.post(f"/api/rooms/{code}/players", {"name": "Ana"})["token"]
     ben.send({"type": "start"})
     server.wait_room(code, lambda now: now["state"]["phase"] == "playing")

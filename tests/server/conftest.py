@@ -1,9 +1,8 @@
-"""A real ``cucumber serve`` process on a free port, and blocking JSON-protocol clients for it."""
+"""A real ``cucumber serve`` process on a free port, and blocking JSON-protocol connections to it."""
 
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import signal
 import socket
@@ -16,10 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import ClientConnection, connect
 
-from tests.score_sheets import whole_sheet
+from app.client import Connection
 
 pytestmark = pytest.mark.server
 
@@ -118,64 +115,8 @@ def make_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
         server.stop()
 
 
-class Client:
-    """A blocking JSON-protocol connection to a server process; ``state`` is the latest state, its score sheet
-    whole (the deals a state adds are added to the sheet held)."""
-
-    def __init__(self, server: Server, code: str, token: str | None) -> None:
-        self._context = connect(f"ws://127.0.0.1:{server.port}/api/rooms/{code}/ws", open_timeout=10)
-        self.socket: ClientConnection = self._context.__enter__()
-        self.socket.send(json.dumps({"type": "hello", "token": token} if token else {"type": "hello"}))
-        self.state: dict[str, Any] | None = None
-        self.version = -1
-        self.versions: list[int] = []
-        """The version of every state received, in order."""
-        self.frames: list[str] = []
-        """Every frame received, as sent."""
-        self.next_state()
-
-    def send(self, message: dict[str, Any]) -> None:
-        """Send one message."""
-        self.socket.send(json.dumps(message))
-
-    def receive(self, timeout: float = 20) -> dict[str, Any]:
-        """The next message."""
-        frame = self.socket.recv(timeout=timeout)
-        self.frames.append(frame)
-        message = json.loads(frame)
-        if message["type"] == "state":
-            self.version = message["version"]
-            self.state = whole_sheet(message["state"], self.state and self.state["score_sheet"])
-            self.versions.append(self.version)
-        return message
-
-    def next_state(self) -> dict[str, Any]:
-        """Receive until the next state."""
-        while self.receive()["type"] != "state":
-            pass
-        return self.state  # type: ignore[return-value]
-
-    def next_error(self) -> dict[str, Any]:
-        """Receive until the next error."""
-        while True:
-            message = self.receive()
-            if message["type"] == "error":
-                return message
-
-    def until(self, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        """Receive states until ``check(state)`` holds."""
-        while self.state is None or not check(self.state):
-            self.next_state()
-        return self.state
-
-    def close_code(self, timeout: float = 20) -> int | None:
-        """Read until the server closes the connection; its close code."""
-        try:
-            while True:
-                self.receive(timeout)
-        except ConnectionClosed as closed:
-            return closed.rcvd.code if closed.rcvd is not None else None
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._context.__exit__(None, None, None)
+def open_socket(server: Server, code: str, token: str | None) -> Connection:
+    """A JSON-protocol connection to room ``code`` on ``server`` (as the player of ``token``, a spectator
+    without), once its first state has come. It keeps every state it receives, ``versions`` in order as
+    they came, whether or not they rise (the tests check that they do)."""
+    return Connection.open(f"ws://127.0.0.1:{server.port}/api/rooms/{code}/ws", token, strict=False)

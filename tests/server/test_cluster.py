@@ -21,11 +21,12 @@ import pytest
 import redis
 from websockets.sync.client import connect
 
+from app.client import Connection
 from app.cluster.leases import room_key
 from app.game.record import replay
 from app.storage import Storage
 from tests.conftest import fresh_database
-from tests.server.conftest import Client, Server, free_port, rising
+from tests.server.conftest import Server, free_port, open_socket, rising
 from tests.server.test_restart import Table, comparable, open_table
 
 pytestmark = [pytest.mark.server]
@@ -91,7 +92,7 @@ def finish(table: Table, url: str) -> None:
         [card for _, card in table.log[number]] for number in sorted(table.log)]
 
 
-def table_of(server: Server, code: str, clients: list[Client], seed: int) -> Table:
+def table_of(server: Server, code: str, clients: list[Connection], seed: int) -> Table:
     """A :class:`Table` whose players are ``clients`` (on whichever process each is)."""
     table = Table.__new__(Table)
     table.server, table.code, table.tokens = server, code, []
@@ -132,9 +133,9 @@ def test_a_player_relayed_through_another_process_plays_a_whole_match_seeing_wha
     assert other.get(f"/api/rooms/{code}").json()["state"]["seats"][1]["name"] == "Ben"
     assert (owner.get("/healthz").json()["rooms"], other.get("/healthz").json()["rooms"]) == (1, 0)
 
-    relayed = Client(other, code, ben)
-    local = Client(owner, code, ben)  # the same player in a second tab, on the owner
-    table = table_of(owner, code, [Client(owner, code, ana), relayed, Client(owner, code, cy)], seed=9)
+    relayed = open_socket(other, code, ben)
+    local = open_socket(owner, code, ben)  # the same player in a second tab, on the owner
+    table = table_of(owner, code, [open_socket(owner, code, ana), relayed, open_socket(owner, code, cy)], seed=9)
     assert other.get("/healthz").json()["relayed_sockets"] == 1
     assert (owner.get("/healthz").json()["sockets"], owner.get("/healthz").json()["hosted_sockets"]) == (4, 1)
     table.clients[0].send({"type": "start"})
@@ -162,8 +163,8 @@ def test_a_frozen_owner_loses_its_room_its_late_play_is_refused_and_its_sockets_
     start, url = cluster
     first, second = start("first"), start("second")
     code, tokens = open_table(first, ["Ana", "Ben"])
-    ana_on_first = Client(first, code, tokens[0])
-    table = table_of(first, code, [ana_on_first, Client(second, code, tokens[1])], seed=5)
+    ana_on_first = open_socket(first, code, tokens[0])
+    table = table_of(first, code, [ana_on_first, open_socket(second, code, tokens[1])], seed=5)
     table.clients[0].send({"type": "start"})
     table.play_one()
     state = until_turn(table, 0)
@@ -174,7 +175,7 @@ def test_a_frozen_owner_loses_its_room_its_late_play_is_refused_and_its_sockets_
     first.signal(signal.SIGSTOP)
     # Ben's socket, relayed by the second process, is closed for a reconnect once the frozen owner's lease lapses.
     assert table.clients[1].close_code(timeout=30) == 1012
-    ben_again = Client(second, code, tokens[1])  # the second process takes the room
+    ben_again = open_socket(second, code, tokens[1])  # the second process takes the room
     assert second.get("/healthz").json()["rooms"] == 1
     assert comparable(ben_again.state)["trick"] == state["trick"]
     assert owners(url, code) == [(1, first_process), (2, process_of(second))]
@@ -195,7 +196,7 @@ def test_a_frozen_owner_loses_its_room_its_late_play_is_refused_and_its_sockets_
     assert first.get("/healthz").json()["rooms"] == 0
 
     # Ana comes back through the second process, still to play, and the match goes on there.
-    table = table_of(second, code, [Client(second, code, tokens[0]), ben_again], seed=6)
+    table = table_of(second, code, [open_socket(second, code, tokens[0]), ben_again], seed=6)
     assert table.latest()["turn"] == 0 and card in table.clients[0].state["you"]["hand"]
     table.clients[0].send({"type": "play", "card": card})
     table.clients[0].until(lambda s: s["trick"] != state["trick"] or s["deal"] != state["deal"])
@@ -209,8 +210,8 @@ def test_when_the_owner_stops_another_process_takes_its_room_with_every_acknowle
     start, url = cluster
     first, second = start("first"), start("second")
     code, tokens = open_table(first, ["Ana", "Ben", "Cy"])
-    table = table_of(first, code, [Client(first, code, tokens[0]), Client(second, code, tokens[1]),
-                                   Client(first, code, tokens[2])], seed=8)
+    table = table_of(first, code, [open_socket(first, code, tokens[0]), open_socket(second, code, tokens[1]),
+                                   open_socket(first, code, tokens[2])], seed=8)
     table.clients[0].send({"type": "start"})
     table.latest()
     for _ in range(7):
@@ -225,7 +226,7 @@ def test_when_the_owner_stops_another_process_takes_its_room_with_every_acknowle
     else:
         first.kill()
         assert table.clients[1].close_code(timeout=30) == 1012  # the relayed socket, once the lease lapses
-    table = table_of(second, code, [Client(second, code, token) for token in tokens], seed=8)
+    table = table_of(second, code, [open_socket(second, code, token) for token in tokens], seed=8)
     table.log = {}
     assert [comparable(client.state) for client in table.clients] == seen
     state = table.play_one()
@@ -267,9 +268,9 @@ def test_sigterm_ends_a_cluster_process_in_time_whatever_its_connections_are_doi
     first, second = start("first", stop_seconds=stop_seconds), start("second")
     here, here_tokens = open_table(first, ["Ana", "Ben"])
     there, there_tokens = open_table(second, ["Cy", "Dan"])
-    local = Client(first, here, here_tokens[0])
-    hosted = Client(second, here, here_tokens[1])  # relayed by the second process to this room on the first
-    relayed = Client(first, there, there_tokens[0])  # relayed by the first process to the second's room
+    local = open_socket(first, here, here_tokens[0])
+    hosted = open_socket(second, here, here_tokens[1])  # relayed by the second process to this room on the first
+    relayed = open_socket(first, there, there_tokens[0])  # relayed by the first process to the second's room
     health = first.get("/healthz").json()
     assert (health["rooms"], health["hosted_sockets"], health["relayed_sockets"]) == (1, 1, 1)
     # Requests whose body never comes: one for the process itself, one it would relay.
@@ -291,7 +292,7 @@ def test_sigterm_ends_a_cluster_process_in_time_whatever_its_connections_are_doi
         for connection in waiting:
             connection.close()
     # The room is there for the second process to take.
-    assert Client(second, here, here_tokens[0]).state["seats"][0]["name"] == "Ana"
+    assert open_socket(second, here, here_tokens[0]).state["seats"][0]["name"] == "Ana"
 
 
 def test_the_processes_of_a_cluster_give_an_address_each_limit_once_not_once_each(cluster):
@@ -320,7 +321,7 @@ def test_a_room_whose_owner_does_not_answer_is_moving_and_a_room_nobody_holds_is
     ghost.close()
     assert second.get(f"/api/rooms/{code}").json()["state"]["seats"][1]["name"] == "Ben"  # taken here
     assert [epoch for epoch, _ in owners(url, code)] == [1, 2] and owners(url, code)[1][1] == process_of(second)
-    assert Client(second, code, tokens[1]).state["you"]["seat"] == 1
+    assert open_socket(second, code, tokens[1]).state["you"]["seat"] == 1
 
 
 def test_a_room_in_play_whose_owner_died_is_taken_by_another_process_where_bots_and_away_players_play_on(cluster):
@@ -330,7 +331,7 @@ def test_a_room_in_play_whose_owner_died_is_taken_by_another_process_where_bots_
     timing = {"away_grace_seconds": 1, "bot_delay_seconds": 0.2}
     first, second = start("first", **timing), start("second", **timing)
     code, tokens = open_table(first, ["Ana", "Ben"])
-    ana, ben = Client(first, code, tokens[0]), Client(second, code, tokens[1])
+    ana, ben = open_socket(first, code, tokens[0]), open_socket(second, code, tokens[1])
     ana.send({"type": "add_bot", "strength": "easy"})
     ana.until(lambda s: len(s["seats"]) == 3)
     ana.send({"type": "start"})
@@ -343,7 +344,7 @@ def test_a_room_in_play_whose_owner_died_is_taken_by_another_process_where_bots_
         time.sleep(0.1)  # nobody has come back: the second process takes the room in play by itself
     assert owners(url, code) == [(1, first_process), (2, process_of(second))]
 
-    ben = Client(second, code, tokens[1])
+    ben = open_socket(second, code, tokens[1])
     played_by: set[int] = set()
     rng = random.Random(3)
     while len(played_by) < 3 and time.monotonic() < deadline:
@@ -419,8 +420,8 @@ def test_versions_only_grow_when_a_room_fails_over_to_a_process_whose_clock_is_b
     start, url = cluster
     first, behind = start("first"), start("behind", clock_shift=-600)
     code, tokens = open_table(first, ["Ana", "Ben"])
-    ben = Client(behind, code, tokens[1])  # relayed to the room's owner, the first process
-    table = table_of(first, code, [Client(first, code, tokens[0]), ben], seed=3)
+    ben = open_socket(behind, code, tokens[1])  # relayed to the room's owner, the first process
+    table = table_of(first, code, [open_socket(first, code, tokens[0]), ben], seed=3)
     table.clients[0].send({"type": "start"})
     table.play_one()
     table.sync_all()
@@ -428,9 +429,9 @@ def test_versions_only_grow_when_a_room_fails_over_to_a_process_whose_clock_is_b
 
     first.signal(signal.SIGSTOP)
     assert ben.close_code(timeout=30) == 1012  # the owner's lease lapsed: reconnect
-    again = Client(behind, code, tokens[1])  # the process whose clock is behind takes the room
+    again = open_socket(behind, code, tokens[1])  # the process whose clock is behind takes the room
     assert owners(url, code) == [(1, names[0]), (2, names[1])]
-    table = table_of(behind, code, [Client(behind, code, tokens[0]), again], seed=4)
+    table = table_of(behind, code, [open_socket(behind, code, tokens[0]), again], seed=4)
     table.play_one()
     table.sync_all()
     versions = seen + again.versions

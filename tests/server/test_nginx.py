@@ -3,7 +3,6 @@ alone; and a browser that has sat in 500 rooms still loads every page and socket
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import time
@@ -15,7 +14,7 @@ import pytest
 from websockets.sync.client import connect
 
 from bench.cluster import foreground_conf, nginx_binary
-from tests.server.conftest import Server, free_port
+from tests.server.conftest import Server, free_port, open_socket
 
 HOSTING = Path(__file__).resolve().parents[2] / "docs" / "hosting.md"
 SEATED = """hx-vals='{"type": "leave"}'"""  # the page of a seated player has the button that gives the seat up
@@ -94,13 +93,9 @@ def hand_on(page: str) -> list[str]:
 
 def start_match(server: Server, code: str, token: str) -> None:
     """The host starts the match (over the JSON protocol, straight to the server) and waits until it is dealt."""
-    with connect(f"ws://127.0.0.1:{server.port}/api/rooms/{code}/ws", open_timeout=10) as socket:
-        socket.send(json.dumps({"type": "hello", "token": token}))
-        socket.send(json.dumps({"type": "start"}))
-        while True:
-            message = json.loads(socket.recv(timeout=20))
-            if message["type"] == "state" and message["state"]["phase"] == "playing":
-                return
+    with open_socket(server, code, token) as host:
+        host.send({"type": "start"})
+        host.until(lambda state: state["phase"] == "playing")
 
 
 def test_behind_a_proxy_cache_no_one_but_ana_ever_receives_anas_page(make_server, tmp_path, nginx) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from app.game.record import replay
-from tests.server.conftest import Client, Server, rising
+from tests.server.conftest import Server, open_socket, rising
 
 pytestmark = pytest.mark.server
 
@@ -44,7 +44,7 @@ class Table:
 
     def __init__(self, server: Server, code: str, tokens: list[str], seed: int) -> None:
         self.server, self.code, self.tokens = server, code, tokens
-        self.clients = [Client(server, code, token) for token in tokens]
+        self.clients = [open_socket(server, code, token) for token in tokens]
         self.rng = random.Random(seed)
         self.log: dict[int, list[tuple[int, str]]] = {}
 
@@ -68,7 +68,7 @@ class Table:
         return [client.until(lambda s, c=client: c.version >= version) for client in self.clients]
 
     def reconnect(self) -> None:
-        self.clients = [Client(self.server, self.code, token) for token in self.tokens]
+        self.clients = [open_socket(self.server, self.code, token) for token in self.tokens]
 
 
 def test_a_match_interrupted_by_kill_9_finishes_after_a_restart(make_server, empty_url):
@@ -90,7 +90,7 @@ def test_a_match_interrupted_by_kill_9_finishes_after_a_restart(make_server, emp
     table.reconnect()
     assert [comparable(client.state) for client in table.clients] == seen
     assert table.clients[0].version > version  # versions keep growing across restarts
-    lobby = Client(server, other_code, other_tokens[0]).state
+    lobby = open_socket(server, other_code, other_tokens[0]).state
     assert [seat["name"] for seat in lobby["seats"]] == ["Dag", "Eva"] and lobby["phase"] == "lobby"
 
     while state["phase"] != "finished":
@@ -113,14 +113,14 @@ def test_a_match_interrupted_by_kill_9_finishes_after_a_restart(make_server, emp
 def test_a_restarted_server_keeps_seats_and_refuses_strangers(make_server, empty_url):
     server = make_server(empty_url)
     code, tokens = open_table(server, ["Ana", "Ben"])
-    before = Client(server, code, tokens[1]).state
+    before = open_socket(server, code, tokens[1]).state
     server.kill()
     server.start()
-    again = Client(server, code, tokens[1])
+    again = open_socket(server, code, tokens[1])
     assert again.state["you"]["seat"] == 1
     assert [seat["player"] for seat in again.state["seats"]] == [seat["player"] for seat in before["seats"]]
     assert again.state["you"]["player"] == before["you"]["player"]
-    stranger = Client(server, code, None)
+    stranger = open_socket(server, code, None)
     stranger.send({"type": "start"})
     assert stranger.next_error()["code"] == "not_host"
 
@@ -136,7 +136,7 @@ def test_a_finished_match_is_still_on_show_after_a_restart(make_server, empty_ur
     seen = comparable(table.sync_all()[0])
     server.kill()
     server.start()
-    again = Client(server, code, tokens[0])
+    again = open_socket(server, code, tokens[0])
     assert comparable(again.state) == seen
     again.send({"type": "start"})  # play again works as before
     assert again.until(lambda s: s["phase"] == "playing")["standings"] == []
