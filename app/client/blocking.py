@@ -45,7 +45,8 @@ class WebSocketTransport:
     ``websockets.sync.client.connect`` (``open_timeout``, ``origin``, ``max_size``…)."""
 
     def __init__(self, url: str, **options: Any) -> None:
-        self.socket: ClientConnection = connect(url, **{"open_timeout": 10, **options})
+        # Entered as a context manager: a connection websockets opens otherwise warns that it is a legacy use.
+        self.socket: ClientConnection = connect(url, **{"open_timeout": 10, **options}).__enter__()
 
     def send(self, text: str) -> None:
         try:
