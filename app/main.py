@@ -33,6 +33,7 @@ from app.cluster.relay import RelayMiddleware
 from app.cluster.sole import LeaseHeld
 from app.coach.worker import AnalysisWorkers
 from app.metrics import Metrics
+from app.notify import Notifier
 from app.ratelimit import RateLimiter
 from app.rendering import templates
 from app.rooms.errors import ErrorCode, RoomError
@@ -100,7 +101,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if node.relay is not None:
             node.relay.app = app
         registry.start_sweeping()
+        notifier = await Notifier.start(settings, storage)
+        if notifier.push_enabled:
+            log.info("push notifications are on")
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
+        app.state.notifier = notifier
         app.state.node = node
         app.state.limiter = limiter = RateLimiter.from_settings(settings, on_limited=metrics.limit_hit,
                                                                 on_shared=metrics.limits_sharing)
@@ -113,6 +118,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await asyncio.to_thread(coach.stop, storage)
+            await notifier.close()
             await node.stop()
             await limiter.close()
             storage.close(timeout=node.time_left())
