@@ -19,7 +19,18 @@ from starlette.exceptions import HTTPException
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from websockets.frames import Frame
 
-from app.api import health, language, match_api, match_pages, room_api, room_pages, site_pages, sockets, webapp_pages
+from app.api import (
+    health,
+    language,
+    match_api,
+    match_pages,
+    push_api,
+    room_api,
+    room_pages,
+    site_pages,
+    sockets,
+    webapp_pages,
+)
 from app.api.answers import error_bodies
 from app.api.deps import guard_posts
 from app.api.language import SpeakTheVisitorsLanguage
@@ -186,6 +197,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(room_api.router)
     app.include_router(match_api.router)
+    app.include_router(push_api.router)
     app.include_router(sockets.router)
     # The schema (/api/openapi.json) is the JSON API's alone: the pages and their forms stay out of it.
     app.include_router(site_pages.router, include_in_schema=False)
@@ -193,6 +205,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(match_pages.router, include_in_schema=False)
     app.include_router(language.router, include_in_schema=False)
     app.include_router(webapp_pages.router, include_in_schema=False)
+    app.include_router(push_api.pages, include_in_schema=False)
     app.mount("/static", ASSETS, name="static")
     app.add_middleware(SpeakTheVisitorsLanguage)
     app.add_middleware(SecurityHeaders, docs_path=app.docs_url)
