@@ -12,6 +12,7 @@ import base64
 import email.utils
 import json
 import logging
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -185,11 +186,12 @@ def retry_after(answer: Answer, now: float | None = None) -> float | None:
 class PushSender:
     """Sends the pushes of turns, signed with ``keys`` for VAPID subject ``subject`` (``mailto:`` or
     ``https:``), to endpoints ``allowlist`` allows, resolved by ``resolver``. ``first_retry`` is the first
-    back-off in seconds (it doubles at each retry)."""
+    back-off in seconds (it doubles at each retry); ``tls`` checks https (default: the system's authorities)."""
 
     def __init__(self, keys: VapidKeys, *, subject: str | None, resolver: Resolver, allowlist: Allowlist,
-                 first_retry: float = FIRST_RETRY_SECONDS) -> None:
+                 first_retry: float = FIRST_RETRY_SECONDS, tls: ssl.SSLContext | None = None) -> None:
         self.keys = keys
+        self.tls = tls
         self.subject = subject or ""
         self.resolver = resolver
         self.allowlist = allowlist
@@ -248,7 +250,7 @@ class PushSender:
                                                     audience=target.parts.origin)
             pause: float | None = None
             try:
-                answer = await post(target, headers=headers, body=body)
+                answer = await post(target, headers=headers, body=body, tls=self.tls)
             except SendFailed as failed:
                 log.info("a push service did not answer (%s); trying again", failed)
             else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import ssl
 
 from app.notify.outbound import SendFailed, post
 from app.notify.turns import TurnNotice
@@ -80,11 +81,12 @@ def message(kind: str, notice: TurnNotice, language: str) -> bytes:
 
 class WebhookSender:
     """Posts turns to chat webhooks that ``allowlist`` (``CUCUMBER_WEBHOOK_HOSTS``) allows, resolving their
-    hosts with ``resolver``."""
+    hosts with ``resolver`` and checking https with ``tls`` (default: the system's authorities)."""
 
-    def __init__(self, *, resolver: Resolver, allowlist: Allowlist) -> None:
+    def __init__(self, *, resolver: Resolver, allowlist: Allowlist, tls: ssl.SSLContext | None = None) -> None:
         self.resolver = resolver
         self.allowlist = allowlist
+        self.tls = tls
 
     def target(self, url: object) -> tuple[Target, str]:
         """``url`` as a target and its chat's kind, before its host is looked up. Raises :class:`RefusedUrl`
@@ -110,7 +112,7 @@ class WebhookSender:
             return False
         try:
             answer = await post(target, headers={"Content-Type": "application/json"},
-                                body=message(kind, notice, language))
+                                body=message(kind, notice, language), tls=self.tls)
         except SendFailed as failed:
             log.warning("a chat webhook did not answer: %s", failed)
             return False
