@@ -112,7 +112,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if node.relay is not None:
             node.relay.app = app
         registry.start_sweeping()
-        notifier = await Notifier.start(settings, storage)
+        notifier = await Notifier.start(settings, storage, on_push=metrics.push_answered,
+                                        on_webhook=metrics.webhook_posted)
         if notifier.push_enabled:
             log.info("push notifications are on")
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry

@@ -49,14 +49,16 @@ class Notifier:
     goes to an address checked first (``app.notify.urls``): pinned, with short timeouts, following no
     redirect. Neither subscriptions nor webhook URLs are ever logged. ``resolver`` looks host names up
     (default: the system's resolver) and ``tls`` checks https (default: the system's authorities): tests
-    give their own.
+    give their own. ``on_push`` and ``on_webhook`` are told how each push attempt and each post ended (the
+    outcomes of :class:`~app.notify.push.PushSender` and :class:`~app.notify.webhook.WebhookSender`).
     """
 
     push_enabled: bool
     public_key: str | None
 
     def __init__(self, *, settings: Settings, storage: Storage | None, keys: VapidKeys | None,
-                 resolver: Resolver | None = None, tls: ssl.SSLContext | None = None) -> None:
+                 resolver: Resolver | None = None, tls: ssl.SSLContext | None = None,
+                 on_push: Callable[[str], None] | None = None, on_webhook: Callable[[str], None] | None = None) -> None:
         self.settings = settings
         self.storage = storage
         self.keys = keys
@@ -66,12 +68,16 @@ class Notifier:
         self.push_allowlist = Allowlist.parse(settings.push_endpoints)
         self.webhook_allowlist = Allowlist.parse(settings.webhook_hosts)
         self._push = PushSender(keys, subject=settings.push_subject, resolver=self.resolver,
-                                allowlist=self.push_allowlist, tls=tls) if keys is not None else None
-        self._webhook = WebhookSender(resolver=self.resolver, allowlist=self.webhook_allowlist, tls=tls)
+                                allowlist=self.push_allowlist, tls=tls, on_outcome=on_push) \
+            if keys is not None else None
+        self._webhook = WebhookSender(resolver=self.resolver, allowlist=self.webhook_allowlist, tls=tls,
+                                      on_outcome=on_webhook)
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @classmethod
-    async def start(cls, settings: Settings, storage: Storage, *, resolver: Resolver | None = None) -> Notifier:
+    async def start(cls, settings: Settings, storage: Storage, *, resolver: Resolver | None = None,
+                    tls: ssl.SSLContext | None = None, on_push: Callable[[str], None] | None = None,
+                    on_webhook: Callable[[str], None] | None = None) -> Notifier:
         """The notifier for ``settings``: with push on, its VAPID keys are read from ``storage``, or made (P-256)
         and stored at the first start (one pair for every process of a cluster), and subscriptions not renewed
         for :data:`STALE_DAYS` are forgotten. Raises :class:`~app.storage.StorageError` when the database fails,
@@ -83,7 +89,8 @@ class Notifier:
                                                 renewed_before=datetime.now(UTC) - timedelta(days=STALE_DAYS))
             if forgotten:
                 log.info("forgot %d push subscription(s) not renewed for %d days", forgotten, STALE_DAYS)
-        return cls(settings=settings, storage=storage, keys=keys, resolver=resolver)
+        return cls(settings=settings, storage=storage, keys=keys, resolver=resolver, tls=tls, on_push=on_push,
+                   on_webhook=on_webhook)
 
     # The calls of the slow room
 
