@@ -67,6 +67,8 @@ class ErrorCode(StrEnum):
     MUTED = "muted"
     SPECTATOR_CHAT_OFF = "spectator_chat_off"
     UNKNOWN_SENDER = "unknown_sender"
+    # Slow tables
+    WEBHOOK_REFUSED = "webhook_refused"
     # The server
     STORAGE_UNAVAILABLE = "storage_unavailable"
     SERVER_ERROR = "server_error"

@@ -1,0 +1,1 @@
+"""Telling players it is their turn: Web Push and chat webhooks."""
