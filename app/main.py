@@ -19,7 +19,18 @@ from starlette.exceptions import HTTPException
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from websockets.frames import Frame
 
-from app.api import health, language, match_api, match_pages, room_api, room_pages, site_pages, sockets, webapp_pages
+from app.api import (
+    health,
+    language,
+    match_api,
+    match_pages,
+    push_api,
+    room_api,
+    room_pages,
+    site_pages,
+    sockets,
+    webapp_pages,
+)
 from app.api.answers import error_bodies
 from app.api.deps import guard_posts
 from app.api.language import SpeakTheVisitorsLanguage
@@ -33,6 +44,7 @@ from app.cluster.relay import RelayMiddleware
 from app.cluster.sole import LeaseHeld
 from app.coach.worker import AnalysisWorkers
 from app.metrics import Metrics
+from app.notify import Notifier
 from app.ratelimit import RateLimiter
 from app.rendering import templates
 from app.rooms.errors import ErrorCode, RoomError
@@ -87,11 +99,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await asyncio.to_thread(storage.upgrade)
         node = Node(settings, RoomStore(storage, observer=metrics))
         registry = node.registry
+        # Before the rooms are restored: a slow room's reminder that fell due while the server was down goes now.
+        registry.notifier = notifier = await Notifier.start(settings, storage)
         metrics.count_rooms(lambda: len(registry.rooms))
         try:
             restored = await node.start()
         except (LeaseHeld, ClusterUnavailable) as error:
             log.error("cannot start: %s", error)
+            await notifier.close()
             storage.close()
             raise
         if restored:
@@ -100,7 +115,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if node.relay is not None:
             node.relay.app = app
         registry.start_sweeping()
+        if notifier.push_enabled:
+            log.info("push notifications are on")
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
+        app.state.notifier = notifier
         app.state.node = node
         app.state.limiter = limiter = RateLimiter.from_settings(settings, on_limited=metrics.limit_hit,
                                                                 on_shared=metrics.limits_sharing)
@@ -113,6 +131,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await asyncio.to_thread(coach.stop, storage)
+            await notifier.close()
             await node.stop()
             await limiter.close()
             storage.close(timeout=node.time_left())
@@ -180,6 +199,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(room_api.router)
     app.include_router(match_api.router)
+    app.include_router(push_api.router)
     app.include_router(sockets.router)
     # The schema (/api/openapi.json) is the JSON API's alone: the pages and their forms stay out of it.
     app.include_router(site_pages.router, include_in_schema=False)
@@ -187,6 +207,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(match_pages.router, include_in_schema=False)
     app.include_router(language.router, include_in_schema=False)
     app.include_router(webapp_pages.router, include_in_schema=False)
+    app.include_router(push_api.pages, include_in_schema=False)
     app.mount("/static", ASSETS, name="static")
     app.add_middleware(SpeakTheVisitorsLanguage)
     app.add_middleware(SecurityHeaders, docs_path=app.docs_url)

@@ -31,6 +31,7 @@ from app.api.deps import (
 from app.api.seat_cookies import seat_token
 from app.identity import hash_token
 from app.metrics import Metrics
+from app.notify.urls import RefusedUrl
 from app.ratelimit import RateLimiter
 from app.rooms.connection import Connection, Renderer
 from app.rooms.credits import Credits, Verdict, allowances, kind_of
@@ -252,9 +253,12 @@ def checked_webhook(room: Room, url: object) -> str | None:
     if url is None or url == "":
         return None
     notifier = room.herald.notifier
-    if not isinstance(url, str) or notifier is None:
-        raise RoomError(ErrorCode.WEBHOOK_REFUSED, problem("webhook_refused"), status=422)
-    return notifier.check_webhook(url)
+    try:
+        if not isinstance(url, str) or notifier is None:
+            raise RefusedUrl(ErrorCode.WEBHOOK_REFUSED, "not a URL")
+        return notifier.check_webhook(url)
+    except RefusedUrl:  # why is not said: the URL may hold a secret, and is never logged
+        raise RoomError(ErrorCode.WEBHOOK_REFUSED, problem("webhook_refused"), status=422) from None
 
 
 async def _chat(room: Room, conn: Connection, message: ChatText | React, limiter: RateLimiter | None) -> None:

@@ -1,7 +1,7 @@
 """Slow tables: a room's pace, what a slow room keeps besides its lobby, and when a sleeping one is due.
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 Created: 2026-12-06
 
 ``rooms.turn_hours`` is a slow room's hours a turn (``NULL``: a live room,
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010"
-down_revision: str | Sequence[str] | None = "0008"
+down_revision: str | Sequence[str] | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
