@@ -30,6 +30,14 @@ class Post:
     body: Any
 
 
+class Server(ThreadingHTTPServer):
+    """The HTTP server, with room for many connections arriving at once (the standard one queues 5, and
+    a sixth waits a second or more for the kernel to try again)."""
+
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class FakeChat:
     """The fake chat, listening on ``127.0.0.1`` (a free port) once started."""
 
@@ -63,7 +71,7 @@ class FakeChat:
             def log_message(self, format: str, *args: Any) -> None:
                 """Quiet."""
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, name="fake-chat", daemon=True).start()
         return self
