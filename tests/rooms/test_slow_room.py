@@ -270,3 +270,27 @@ async def test_a_restart_keeps_the_deadline_the_settings_and_what_was_told(store
     await asyncio.sleep(0.05)
     assert len(notifier.pushes) == 1  # told before the restart: not again
     await again.shutdown(wait=1.0)
+
+
+async def test_an_idle_slow_room_sleeps_in_the_database_and_wakes_when_asked_or_due(store, tmp_path):
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 's.db'}", slow_hour_seconds=0.5,
+                        room_idle_seconds=0.01, max_rooms=1)
+    registry = RoomRegistry(settings, store)
+    room, _, token = await registry.create("Ana", Rules(), Pace(4))  # a turn lasts 2 s
+    await room.join("Ben")
+    await room.start(hash_token(token))
+    code, deadline, first = room.code, room.slow.turn.deadline, room.match.turn
+    await asyncio.sleep(0.05)
+    await registry.sweep()
+    assert code not in registry.rooms and code in registry.asleep
+    other, _, _ = await registry.create("Cy", Rules())  # asleep, it does not count against max_rooms
+    woken = await registry.wake(code)
+    assert woken is not room and woken.slow.turn.deadline == deadline and woken.match.turn == first
+    other.close()
+    registry.rooms.pop(other.code)
+    await asyncio.sleep(0.05)
+    assert await registry.sleep(code, woken)
+    # At its deadline it wakes by itself, and the bot plays the card.
+    await settle(lambda: code in registry.rooms and registry.rooms[code].match.turn != first, limit=30)
+    assert registry.rooms[code].slow.missed == {registry.rooms[code].seats[first].player}
+    await registry.shutdown(wait=1.0)
