@@ -294,3 +294,30 @@ async def test_an_idle_slow_room_sleeps_in_the_database_and_wakes_when_asked_or_
     await settle(lambda: code in registry.rooms and registry.rooms[code].match.turn != first, limit=30)
     assert registry.rooms[code].slow.missed == {registry.rooms[code].seats[first].player}
     await registry.shutdown(wait=1.0)
+
+
+async def test_deals_follow_each_other_without_the_pause(store):
+    room, tokens = await slow_room(store, hours=3600.0, players=2)  # FAST pauses 5 s after a deal
+    await room.start(hash_token(tokens[0]))
+    first = room.match.deals_completed
+    while room.match.deals_completed == first:
+        seat = room.match.turn
+        await room.play(hash_token(tokens[seat]), room.match.legal_cards(seat)[0].code)
+    await settle(lambda: not room.match.needs_deal, limit=2.0)
+    room.close()
+
+
+async def test_a_slow_match_nobody_acts_in_for_30_days_ends_abandoned_with_its_standings(store, tmp_path):
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'a.db'}", slow_hour_seconds=1e-4)  # 30 days: 72 ms
+    registry = RoomRegistry(settings, store)
+    room, _, token = await registry.create("Ana", Rules(), Pace(72))
+    await room.join("Ben")
+    await room.start(hash_token(token))
+    match_id = room.current.match_id
+    assert await registry.sweep() == []
+    await asyncio.sleep(0.1)
+    assert await registry.sweep() == [room.code]
+    with store.storage.engine.connect() as connection:
+        row = connection.exec_driver_sql("SELECT status, placings FROM matches WHERE id = ?", (match_id,)).one()
+    assert row[0] == "abandoned" and row[1] is not None
+    await registry.shutdown(wait=1.0)
