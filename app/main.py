@@ -37,6 +37,7 @@ from app.api.language import SpeakTheVisitorsLanguage
 from app.api.routing import allowed_methods
 from app.api.seat_cookies import MoveOldSeatCookies
 from app.api.stopping import AnswerAtStop, ServerStopping, stopping
+from app.api.waking import WakeRooms
 from app.assets import ASSETS
 from app.caching import CacheHeaders
 from app.cluster.node import ClusterUnavailable, Node
@@ -103,11 +104,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await asyncio.to_thread(storage.upgrade)
         node = Node(settings, RoomStore(storage, observer=metrics))
         registry = node.registry
+        # Before the rooms are restored: a slow room's reminder that fell due while the server was down goes now.
+        notifier = await Notifier.start(settings, storage, on_push=metrics.push_answered,
+                                        on_webhook=metrics.webhook_posted)
+        registry.notifier = notifier
         metrics.count_rooms(lambda: len(registry.rooms))
         try:
             restored = await node.start()
         except (LeaseHeld, ClusterUnavailable) as error:
             log.error("cannot start: %s", error)
+            await notifier.close()
             storage.close()
             raise
         if restored:
@@ -116,8 +122,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if node.relay is not None:
             node.relay.app = app
         registry.start_sweeping()
-        notifier = await Notifier.start(settings, storage, on_push=metrics.push_answered,
-                                        on_webhook=metrics.webhook_posted)
         if notifier.push_enabled:
             log.info("push notifications are on")
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
@@ -220,6 +224,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Outside the pages' headers and language (the owner adds its own), inside the proxy headers
         # (a relayed request carries the client's own address and scheme).
         app.add_middleware(RelayMiddleware)
+    else:
+        app.add_middleware(WakeRooms)  # a slow room asleep in the database wakes for whoever asks for it
     # Around the relay too, which reads a relayed request's body before anything else.
     app.add_middleware(AnswerAtStop)
     # Outermost, so that every route and middleware sees the client's own address and scheme.

@@ -31,7 +31,7 @@ from app.rooms.protocol import rules_from
 from app.rooms.room import Room
 from app.rooms.seat_links import Link
 from app.rooms.views import RoomView, SeatInfo, Viewer, host_controls
-from app.rules_form import rules_from_form
+from app.rules_form import pace_from_form, rules_from_form
 from app.settings import Settings
 from app.wording.language import language, say
 from app.wording.players import player_name
@@ -155,7 +155,7 @@ LIVE_REGIONS: dict[str, Region] = {
     "summary": Region(_summary),
     "controls": Region(lambda public: (public.phase, len(public.seats), public.turn_seconds), _host_or_spectator),
     "join": Region(lambda public: (public.code, public.phase, len(public.seats)), lambda viewer: viewer.seat is None),
-    "rules": Region(lambda public: (public.rules, public.preset, public.phase != "playing"),
+    "rules": Region(lambda public: (public.rules, public.preset, public.phase != "playing", public.pace),
                     lambda viewer: viewer.host),
 }
 """The table page's live regions, by element id in page order, each with what it shows
@@ -634,7 +634,7 @@ def translate_page_message(message: dict[str, Any]) -> dict[str, Any]:
     """A page's form message (htmx ``ws-send``) as a protocol message."""
     message = {key: value for key, value in message.items() if key != "HEADERS"}
     if message.get("type") == "set_rules":
-        return {"type": "set_rules", **rules_from_form(message)}
+        return {"type": "set_rules", **rules_from_form(message), **pace_from_form(message)}
     if "seat" in message:
         message["seat"] = form_number(message["seat"])
     return message

@@ -16,6 +16,7 @@ import os
 import secrets
 import socket
 import time
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -25,13 +26,16 @@ from app.game.history import deal_by_deal
 from app.game.rules import Rules
 from app.game.summary import DealSummary
 from app.identity import new_room_code, normalise_code
+from app.notify.notices import Notifier
 from app.rooms.errors import STOPPING_RETRY_SECONDS, ErrorCode, RoomError
 from app.rooms.lobby import Lobby, Seat
 from app.rooms.ownership import Ownership, SoleOwnership
-from app.rooms.persistence import RoomStore, StorageUnavailable
-from app.rooms.retention import RoomFacts, is_idle, is_unused
+from app.rooms.pace import Pace
+from app.rooms.persistence import RoomStore, StorageUnavailable, now
+from app.rooms.retention import RoomFacts, is_idle, is_unused, slow_verdict
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
+from app.rooms.slow import SlowTable
 from app.rooms.versions import MAX_EPOCH
 from app.settings import Settings
 from app.storage import Fence, RoomCodeTaken, RoomSnapshot
@@ -71,6 +75,11 @@ class RoomRegistry:
         self.process = process or new_process_id(settings.process_name)
         self.ownership: Ownership = ownership or SoleOwnership()
         self.rooms: dict[str, Room] = {}
+        self.asleep: dict[str, asyncio.TimerHandle | None] = {}
+        """The slow rooms this process put to sleep in the database, each with the call that wakes it when its
+        next deadline or notice is due (:meth:`sleep`)."""
+        self.notifier: Notifier | None = None
+        """What tells slow rooms' players their turn (set in the app's lifespan; ``None``: nobody is told)."""
         self.stores: dict[str, RoomStore] = {}
         """Each room's own store, fenced with the epoch this process holds it under."""
         self.accepting = True
@@ -86,7 +95,8 @@ class RoomRegistry:
                         away_grace=settings.away_grace_seconds, hard_budget=settings.hard_bot_budget_seconds,
                         seat_link=settings.seat_link_seconds)
         store = self.store.fenced(Fence(code, epoch, self.process), on_lost=lambda: self.lost(code, epoch))
-        room = Room(code=code, rules=rules, store=store, timing=timing, created_at=created_at, epoch=epoch)
+        room = Room(code=code, rules=rules, store=store, timing=timing, created_at=created_at, epoch=epoch,
+                    notifier=self.notifier, hour_seconds=settings.slow_hour_seconds)
         self.stores[code] = store
         return room
 
@@ -95,8 +105,8 @@ class RoomRegistry:
         store = self.stores.get(code)
         return None if store is None or store.fence is None or code not in self.rooms else store.fence.epoch
 
-    async def create(self, name: str, rules: Rules) -> tuple[Room, int, str]:
-        """Open a room with ``rules`` and seat its creator as host.
+    async def create(self, name: str, rules: Rules, pace: Pace | None = None) -> tuple[Room, int, str]:
+        """Open a room with ``rules`` (and ``pace``: a slow room's; ``None``: live) and seat its creator as host.
 
         Returns ``(room, seat, token)``. Raises :class:`RoomError` for a bad
         name or when the room cannot be stored (nothing is kept then); while the process is stopping,
@@ -113,6 +123,7 @@ class RoomRegistry:
             if not await self.ownership.acquire(code):
                 continue  # another process holds the code (opening it, or a stored room)
             room = self._new_room(code, rules, FIRST_EPOCH)
+            room.lobby = replace(room.lobby, pace=pace)
             self.rooms[room.code] = room
             try:
                 seat, token = await room.join(name)
@@ -175,7 +186,10 @@ class RoomRegistry:
         room = self._new_room(snap.code, rules, snap.epoch, snap.created_at)
         stored = sorted(snap.seats, key=lambda s: s.seat)
         seats = tuple(Seat(seat.name, seat.token_hash, seat.bot, player=seat.player) for seat in stored)
-        room.lobby = Lobby(rules, seats, snap.host_token_hash, snap.turn_seconds)
+        room.lobby = Lobby(rules, seats, snap.host_token_hash, snap.turn_seconds,
+                           None if snap.turn_hours is None else Pace(snap.turn_hours))
+        room.slow = SlowTable.from_json(snap.slow)
+        room.herald.restore(snap.slow)
         current = room.current
         if snap.match is not None:
             try:
@@ -227,6 +241,7 @@ class RoomRegistry:
         interval = min(60.0, max(0.05, shortest / 4))
         while not await pause(self._stopping, interval):
             await self.sweep()
+            await self.wake_due()
 
     async def sweep(self) -> list[str]:
         """Remove the rooms idle for ``room_idle_seconds`` (closed in storage) and the unused
@@ -236,8 +251,15 @@ class RoomRegistry:
         for code, room in list(self.rooms.items()):
             facts = RoomFacts(started=room.match is not None or room.current.match_id is not None,
                               connected=bool(room.connections), quiet_for=moment - room.last_active)
-            unused = is_unused(facts, self.settings.unused_room_seconds)
-            if not unused and not is_idle(facts, self.settings.room_idle_seconds):
+            verdict = None if room.lobby.pace is None else slow_verdict(
+                phase=room.phase, quiet_for=facts.quiet_for, hour_seconds=self.settings.slow_hour_seconds,
+                since_acted=(now() - (room.slow.last_acted or room.created_at)).total_seconds())
+            unused = verdict is None and is_unused(facts, self.settings.unused_room_seconds)
+            if verdict == "keep" and room.phase == "playing" and is_idle(facts, self.settings.room_idle_seconds):
+                await self.sleep(code, room)
+                continue
+            if verdict == "keep" or (verdict is None and not unused
+                                     and not is_idle(facts, self.settings.room_idle_seconds)):
                 continue
             store = self.stores[code]
             try:
@@ -245,7 +267,8 @@ class RoomRegistry:
                     await store.delete_unused_room(code=code)
                 else:
                     if room.match is not None and not room.match.finished and room.current.match_id:
-                        await store.abandon_match(match_id=room.current.match_id)
+                        await store.abandon_match(match_id=room.current.match_id,
+                                                  match=room.match if verdict == "abandon" else None)
                     await store.close_room(code=code)
             except StorageUnavailable:
                 continue  # try again at the next sweep (or the room was dropped, having another owner)
@@ -254,6 +277,73 @@ class RoomRegistry:
             await self.ownership.release(code)
             removed.append(code)
         return removed
+
+    async def sleep(self, code: str, room: Room) -> bool:
+        """Put slow room ``code``, idle and waiting on a deadline, to sleep in the database: it is stored with
+        when it is next due (:meth:`~app.rooms.slow_room.SlowRoom.due_at`), leaves memory (so it does not count
+        against ``max_rooms``) and wakes then, or when someone asks for it (:meth:`wake`). Only a process
+        alone on its database puts rooms to sleep: in a cluster, an open room nobody holds is taken at once.
+        Returns whether it sleeps; a room with someone connected, a card due soon or storage failing stays.
+        """
+        if self.settings.cluster or code not in self.rooms:
+            return False
+        async with room.lock:
+            due = room.due_at()
+            if due is None or room.connections or not await room.herald.written():
+                return False
+            room.close()
+        try:
+            await self.stores[code].save_slow(code=code, slow=room.herald.state(), wake_at=due)
+        except StorageUnavailable:
+            log.warning("room %s: could not be put to sleep; it is taken again", code)
+            self._forget(code)
+            await self.wake(code)
+            return False
+        self._forget(code)
+        await self.ownership.release(code)
+        delay = max(0.0, (due - now()).total_seconds())
+        self.asleep[code] = asyncio.get_running_loop().call_later(delay, self._wake_later, code)
+        log.info("room %s: asleep until %s", code, due.isoformat())
+        return True
+
+    def _wake_later(self, code: str) -> None:
+        self.asleep[code] = None
+        asyncio.get_running_loop().create_task(self._wake_quietly(code))
+
+    async def _wake_quietly(self, code: str) -> None:
+        try:
+            await self.wake(code)
+        except StorageUnavailable:  # the sweep's look at the due rooms tries again
+            log.warning("room %s: could not be woken now", code)
+
+    async def wake(self, code: str) -> Room | None:
+        """Room ``code`` awake in this process: taken from the database if it sleeps there (a room asleep is
+        an open room like any other); ``None`` when there is no such open room. Raises
+        :class:`StorageUnavailable`."""
+        code = normalise_code(code)
+        waking = self.asleep.pop(code, None)
+        if waking is not None:
+            waking.cancel()
+        if code in self.rooms:
+            return self.rooms[code]
+        room = await self.take(code)
+        if room is not None:
+            room.herald.changed()  # stored again without its wake-up time: it is awake
+            log.info("room %s: awake", code)
+        return room
+
+    async def wake_due(self) -> list[str]:
+        """Wake the rooms asleep in the database whose time has come (one put to sleep before a restart too);
+        returns their codes. Storage failing: none now, tried again at the next sweep."""
+        if self.settings.cluster or self.stopping:
+            return []
+        try:
+            due = [code for code in await self.store.due_rooms() if code not in self.rooms]
+            for code in due:
+                await self.wake(code)
+        except StorageUnavailable:
+            return []
+        return due
 
     async def shutdown(self, wait: float = HANDOVER_WAIT_SECONDS) -> None:
         """Hand every room over (the rooms stay stored, for the next process to take).
@@ -268,6 +358,9 @@ class RoomRegistry:
         """
         self.accepting, self.stopping = False, True
         self._stopping.set()
+        for waking in self.asleep.values():
+            if waking is not None:
+                waking.cancel()
         if self._sweeper is not None:
             self._sweeper.cancel()
             await wait_ended(self._sweeper, wait, "the idle-room sweeper")
