@@ -19,7 +19,18 @@ from starlette.exceptions import HTTPException
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from websockets.frames import Frame
 
-from app.api import health, language, match_api, match_pages, room_api, room_pages, site_pages, sockets, webapp_pages
+from app.api import (
+    health,
+    language,
+    match_api,
+    match_pages,
+    room_api,
+    room_pages,
+    site_pages,
+    slow_pages,
+    sockets,
+    webapp_pages,
+)
 from app.api.answers import error_bodies
 from app.api.deps import guard_posts
 from app.api.language import SpeakTheVisitorsLanguage
@@ -129,7 +140,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.openapi = openapi  # type: ignore[method-assign]
     # One for every page socket: each used to hold a copy of its own.
-    app.state.live_context = room_pages.live_context(app.url_path_for, settings.deal_pause_seconds)
+    app.state.live_context = room_pages.live_context(app.url_path_for, settings.deal_pause_seconds,
+                                                     push_offered=room_pages.push_on(settings))
 
     @app.exception_handler(RoomError)
     async def room_error(request: Request, error: RoomError) -> JSONResponse:
@@ -187,6 +199,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(match_pages.router, include_in_schema=False)
     app.include_router(language.router, include_in_schema=False)
     app.include_router(webapp_pages.router, include_in_schema=False)
+    app.include_router(slow_pages.router, include_in_schema=False)
     app.mount("/static", ASSETS, name="static")
     app.add_middleware(SpeakTheVisitorsLanguage)
     app.add_middleware(SecurityHeaders, docs_path=app.docs_url)
