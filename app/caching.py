@@ -80,6 +80,13 @@ ROUTE_POLICIES: dict[str, Policy | None] = {
     "rooms_form_again": PRIVATE,
     "join_form_again": PRIVATE,
     "set_language": PRIVATE,
+    # A seat's push subscription, by its token or its seat cookie.
+    "subscribe_push": PRIVATE,
+    "unsubscribe_push": PRIVATE,
+    "subscribe_push_page": PRIVATE,
+    "unsubscribe_push_page": PRIVATE,
+    # The server's VAPID public key: the same for everyone, and for as long as the database keeps it.
+    "push_key": ONE_URL,
     # How the server is now.
     "healthz": PRIVATE,
     "readyz": PRIVATE,

@@ -24,6 +24,7 @@ from app.api import (
     language,
     match_api,
     match_pages,
+    push_api,
     room_api,
     room_pages,
     site_pages,
@@ -44,6 +45,7 @@ from app.cluster.relay import RelayMiddleware
 from app.cluster.sole import LeaseHeld
 from app.coach.worker import AnalysisWorkers
 from app.metrics import Metrics
+from app.notify import Notifier
 from app.ratelimit import RateLimiter
 from app.rendering import templates
 from app.rooms.errors import ErrorCode, RoomError
@@ -111,7 +113,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if node.relay is not None:
             node.relay.app = app
         registry.start_sweeping()
+        notifier = await Notifier.start(settings, storage)
+        if notifier.push_enabled:
+            log.info("push notifications are on")
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry
+        app.state.notifier = notifier
         app.state.node = node
         app.state.limiter = limiter = RateLimiter.from_settings(settings, on_limited=metrics.limit_hit,
                                                                 on_shared=metrics.limits_sharing)
@@ -124,6 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await asyncio.to_thread(coach.stop, storage)
+            await notifier.close()
             await node.stop()
             await limiter.close()
             storage.close(timeout=node.time_left())
@@ -192,6 +199,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(room_api.router)
     app.include_router(match_api.router)
+    app.include_router(push_api.router)
     app.include_router(sockets.router)
     # The schema (/api/openapi.json) is the JSON API's alone: the pages and their forms stay out of it.
     app.include_router(site_pages.router, include_in_schema=False)
@@ -199,6 +207,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(match_pages.router, include_in_schema=False)
     app.include_router(language.router, include_in_schema=False)
     app.include_router(webapp_pages.router, include_in_schema=False)
+    app.include_router(push_api.pages, include_in_schema=False)
     app.include_router(slow_pages.router, include_in_schema=False)
     app.mount("/static", ASSETS, name="static")
     app.add_middleware(SpeakTheVisitorsLanguage)

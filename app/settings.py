@@ -7,12 +7,51 @@ their own :class:`Settings` and pass it to the app.
 from __future__ import annotations
 
 import ipaddress
+from urllib.parse import urlsplit
 
 from limits import parse_many
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.storage.batch import MAX_WINDOW_SECONDS
+
+DEFAULT_PUSH_ENDPOINTS = ("https://fcm.googleapis.com/,https://updates.push.services.mozilla.com/,"
+                          "https://web.push.apple.com/,https://*.notify.windows.com/")
+"""The push services of Chrome and Edge's Chromium (Google), Firefox (Mozilla), Safari (Apple) and Windows."""
+DEFAULT_WEBHOOK_HOSTS = "discord.com,discordapp.com,hooks.slack.com"
+RESERVED_SUFFIXES = (".test", ".invalid", ".localhost", ".example", ".local")
+"""Names no push service takes as a VAPID subject's (RFC 2606, RFC 6761)."""
+
+
+def subject_fault(subject: str) -> str | None:
+    """Why ``subject`` cannot be a VAPID subject Apple's push service takes, or ``None`` when it can: it must be
+    ``mailto:`` an address or an ``https:`` URL, at a domain name that is not localhost, not an IP address,
+    not ``example.`` anything and not under ``.test``, ``.invalid``, ``.localhost``, ``.example`` or
+    ``.local``."""
+    if subject.startswith("mailto:"):
+        local, at, domain = subject.removeprefix("mailto:").rpartition("@")
+        if not at or not local or not domain:
+            return "a mailto: subject needs an address, such as mailto:you@your.domain"
+    elif subject.startswith("https:"):
+        try:
+            domain = urlsplit(subject).hostname or ""
+        except ValueError:
+            domain = ""
+        if not domain:
+            return "an https: subject needs a host, such as https://cards.your.domain"
+    else:
+        return "the subject must start with mailto: or https:"
+    domain = domain.strip("[]").lower().rstrip(".")
+    try:
+        ipaddress.ip_address(domain)
+    except ValueError:
+        pass
+    else:
+        return f"{domain} is an IP address; a push service wants a domain name"
+    if domain in ("localhost", "test", "invalid", "local") or "." not in domain or \
+            domain.endswith(RESERVED_SUFFIXES) or f".{domain}".find(".example.") >= 0:
+        return f"{domain} is a name for tests, examples or this machine; a push service wants a real domain name"
+    return None
 
 
 class Settings(BaseSettings):
@@ -80,6 +119,18 @@ class Settings(BaseSettings):
     """Compress WebSocket frames (permessage-deflate). Off: it saves bandwidth on the table page's HTML
     regions but costs every open socket its own compression state (tens of KB of memory) and CPU per
     frame; a proxy can compress instead."""
+    vapid_subject: str | None = None
+    """Who push services may write to about this server's pushes (VAPID, RFC 8292): ``mailto:you@your.domain``
+    or an ``https:`` URL. Set, or with an https ``public_url`` (then its origin is the subject), Web Push is on
+    (docs/slow-tables.md); a localhost, IP-address, ``example.``, ``.test`` or ``.invalid`` subject refuses
+    the start, as Apple's push service refuses it."""
+    push_endpoints: str = DEFAULT_PUSH_ENDPOINTS
+    """The URL prefixes a browser's push endpoint must start with, comma-separated; a host may start with
+    ``*.``. An entry naming http or a loopback host is sent to as listed; any other URL must be https to a
+    name that resolves only to public addresses. Setting it replaces the defaults (the push services of
+    Google, Mozilla, Apple and Microsoft)."""
+    webhook_hosts: str = DEFAULT_WEBHOOK_HOSTS
+    """The hosts (or URL prefixes, as in ``push_endpoints``) a table's chat webhook may be on, comma-separated."""
     log_level: str = "info"
     rate_limits: bool = True
     """Per-client-address limits on; ``false`` turns every ``limit_*`` off."""
@@ -153,6 +204,35 @@ class Settings(BaseSettings):
             raise ValueError(f"CUCUMBER_LEASE_RENEW_SECONDS ({self.lease_renew_seconds:g}) must be at most a third "
                              f"of CUCUMBER_LEASE_SECONDS ({self.lease_seconds:g}), so that a live process renews "
                              "its leases in time")
+        return self
+
+    @property
+    def push_on(self) -> bool:
+        """Whether Web Push is on: ``vapid_subject`` is set, or ``public_url`` is https."""
+        return bool(self.vapid_subject) or urlsplit(self.public_url or "").scheme == "https"
+
+    @property
+    def push_subject(self) -> str | None:
+        """The VAPID subject pushes are signed for: ``vapid_subject`` (an https one as its origin), else the
+        origin of an https ``public_url``; ``None`` with push off."""
+        subject = self.vapid_subject or (self.public_url if self.push_on else None)
+        if subject is None or subject.startswith("mailto:"):
+            return subject
+        parts = urlsplit(subject)
+        return f"https://{parts.hostname}"
+
+    @model_validator(mode="after")
+    def _check_push(self) -> Settings:
+        """Refuse at start a VAPID subject the push services would refuse (:func:`subject_fault`)."""
+        if self.vapid_subject == "":
+            self.vapid_subject = None
+        if self.push_on:
+            subject = self.vapid_subject or self.public_url or ""
+            fault = subject_fault(subject)
+            if fault is not None:
+                source = "CUCUMBER_VAPID_SUBJECT" if self.vapid_subject else "CUCUMBER_PUBLIC_URL (the VAPID subject)"
+                raise ValueError(f"{source}: {fault}. Push notifications need a subject Apple's push service "
+                                 "takes: set CUCUMBER_VAPID_SUBJECT to mailto: an address at your real domain.")
         return self
 
     @field_validator("limit_rooms_created", "limit_joins", "limit_sockets", "limit_posts", "limit_chat")

@@ -10,6 +10,7 @@ from starlette.requests import HTTPConnection
 
 from app.cluster.node import Node
 from app.metrics import Metrics
+from app.notify import Notifier
 from app.ratelimit import RateLimiter
 from app.rooms.registry import RoomRegistry
 from app.security import cross_site
@@ -50,12 +51,18 @@ def get_metrics(conn: HTTPConnection) -> Metrics:
     return metrics
 
 
+def get_notifier(conn: HTTPConnection) -> Notifier | None:
+    """The outbound side (Web Push, chat webhooks); ``None`` before the lifespan made it."""
+    return cast(Notifier | None, getattr(conn.app.state, "notifier", None))
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 RegistryDep = Annotated[RoomRegistry, Depends(get_registry)]
 StorageDep = Annotated[Storage, Depends(get_storage)]
 LimiterDep = Annotated[RateLimiter, Depends(get_limiter)]
 MetricsDep = Annotated[Metrics, Depends(get_metrics)]
 NodeDep = Annotated[Node, Depends(get_node)]
+NotifierDep = Annotated[Notifier | None, Depends(get_notifier)]
 
 
 def client_address(conn: HTTPConnection) -> str | None:

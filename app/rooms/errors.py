@@ -67,6 +67,10 @@ class ErrorCode(StrEnum):
     MUTED = "muted"
     SPECTATOR_CHAT_OFF = "spectator_chat_off"
     UNKNOWN_SENDER = "unknown_sender"
+    # Push notifications and a table's chat webhook
+    PUSH_OFF = "push_off"
+    PUSH_ENDPOINT_REFUSED = "push_endpoint_refused"
+    WEBHOOK_REFUSED = "webhook_refused"
     # The server
     STORAGE_UNAVAILABLE = "storage_unavailable"
     SERVER_ERROR = "server_error"

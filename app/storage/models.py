@@ -321,3 +321,42 @@ class AnalysisRow(Base):
     grades: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
     accuracy: Mapped[list[float | None] | None] = mapped_column(JSON(none_as_null=True))
     error: Mapped[str | None] = mapped_column(StoredText(500))
+
+
+class VapidKeyRow(Base):
+    """The server's VAPID key pair for Web Push (RFC 8292), made at the first start with push on (at most one
+    row, ``id`` 1): ``private_key`` the P-256 secret (32 bytes), ``public_key`` the uncompressed point
+    (65 bytes), both unpadded base64url."""
+
+    __tablename__ = "vapid_keys"
+    __table_args__ = (CheckConstraint("id = 1", name="single"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    private_key: Mapped[str] = mapped_column(StoredText(64))
+    public_key: Mapped[str] = mapped_column(StoredText(100))
+    created_at: Mapped[datetime]
+
+
+class PushSubscriptionRow(Base):
+    """A browser's Web Push subscription for one seat of a room: the seat is the player's ``token_hash`` at
+    ``room_code``; ``endpoint`` the push service's URL, ``p256dh`` and ``auth`` the browser's keys
+    (unpadded base64url), ``language`` the code its pushes are written in. One row per room and endpoint;
+    ``renewed_at`` is the last time the page sent it. Not tied to the room's row: a room is stored only
+    once something happens in it, and a page may subscribe before."""
+
+    __tablename__ = "push_subscriptions"
+    __table_args__ = (
+        UniqueConstraint("room_code", "endpoint"),
+        Index("ix_push_subscriptions_room_code_token_hash", "room_code", "token_hash"),
+        Index("ix_push_subscriptions_renewed_at", "renewed_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    room_code: Mapped[str] = mapped_column(StoredText(32))
+    token_hash: Mapped[str] = mapped_column(StoredText(64))
+    endpoint: Mapped[str] = mapped_column(StoredText(2000))
+    p256dh: Mapped[str] = mapped_column(StoredText(100))
+    auth: Mapped[str] = mapped_column(StoredText(40))
+    language: Mapped[str] = mapped_column(StoredText(8))
+    created_at: Mapped[datetime]
+    renewed_at: Mapped[datetime]

@@ -25,11 +25,19 @@ from app.game.match import Match
 from app.game.record import PLAYER, NotARecord, RecordFault, deciders, outcome, replay
 from app.identity import new_match_id
 from app.names import InvalidName, clean_name, same_name
-from app.storage import analyses, migrate, ownership, queries
+from app.storage import analyses, migrate, ownership, push, queries
 from app.storage.batch import BatchWriter, Row, Write
 from app.storage.engine import BEGIN_MODE, create_storage_engine
 from app.storage.errors import RecordRejected, StorageError, describe
-from app.storage.values import Fence, FinishedMatch, MatchPage, RoomSnapshot, SeatRecord, ServerLease
+from app.storage.values import (
+    Fence,
+    FinishedMatch,
+    MatchPage,
+    PushSubscriptionRecord,
+    RoomSnapshot,
+    SeatRecord,
+    ServerLease,
+)
 
 MAX_PAGE = 1_000_000
 """Highest page number :meth:`Storage.list_matches` takes (it keeps the row offset a small number)."""
@@ -425,6 +433,58 @@ class Storage:
         ``None`` when it has none. Raises :class:`StorageError` if the database fails."""
         with self._unit(f"read the analysis of match {match_id!r}", write=False) as session:
             return analyses.match_analysis(session, match_id=match_id)
+
+    # Web Push (app.storage.push)
+
+    def vapid_keys(self) -> tuple[str, str] | None:
+        """The server's VAPID key pair ``(private_key, public_key)``, ``None`` before one is kept. Raises
+        :class:`StorageError`."""
+        with self._unit("read the VAPID keys", write=False) as session:
+            return push.vapid_keys(session)
+
+    def keep_vapid_keys(self, *, private_key: str, public_key: str, created_at: datetime) -> tuple[str, str]:
+        """Store a VAPID key pair unless one is stored; the pair stored (:func:`~app.storage.push.keep_vapid_keys`).
+        Raises :class:`StorageError`."""
+        with self._unit("store the VAPID keys", write=True) as session:
+            return push.keep_vapid_keys(session, private_key=private_key, public_key=public_key,
+                                        created_at=created_at)
+
+    def keep_push_subscription(self, *, room_code: str, token_hash: str, endpoint: str, p256dh: str, auth: str,
+                               language: str, now: datetime) -> None:
+        """Store or renew a seat's push subscription (:func:`~app.storage.push.keep_subscription`). Raises
+        :class:`StorageError`."""
+        with self._unit(f"keep a push subscription at room {room_code!r}", write=True) as session:
+            push.keep_subscription(session, room_code=room_code, token_hash=token_hash, endpoint=endpoint,
+                                   p256dh=p256dh, auth=auth, language=language, now=now)
+
+    def push_subscriptions(self, *, room_code: str, token_hash: str) -> list[PushSubscriptionRecord]:
+        """The push subscriptions of the seat ``token_hash`` at ``room_code``, the most recently renewed first.
+        Raises :class:`StorageError`."""
+        with self._unit(f"read the push subscriptions at room {room_code!r}", write=False) as session:
+            return push.subscriptions(session, room_code=room_code, token_hash=token_hash)
+
+    def delete_push_subscription(self, *, room_code: str, endpoint: str, token_hash: str | None = None) -> int:
+        """Delete the subscription at ``endpoint`` at ``room_code`` (the seat ``token_hash``'s only, when given);
+        how many (0 or 1). Raises :class:`StorageError`."""
+        with self._unit(f"delete a push subscription at room {room_code!r}", write=True) as session:
+            return push.delete_subscription(session, room_code=room_code, endpoint=endpoint, token_hash=token_hash)
+
+    def delete_seat_subscriptions(self, *, room_code: str, token_hash: str) -> int:
+        """Delete every push subscription of the seat ``token_hash`` at ``room_code``; how many. Raises
+        :class:`StorageError`."""
+        with self._unit(f"delete a seat's push subscriptions at room {room_code!r}", write=True) as session:
+            return push.delete_seat_subscriptions(session, room_code=room_code, token_hash=token_hash)
+
+    def delete_room_subscriptions(self, *, room_code: str) -> int:
+        """Delete every push subscription at ``room_code``; how many. Raises :class:`StorageError`."""
+        with self._unit(f"delete the push subscriptions at room {room_code!r}", write=True) as session:
+            return push.delete_room_subscriptions(session, room_code=room_code)
+
+    def forget_stale_subscriptions(self, *, renewed_before: datetime) -> int:
+        """Delete the push subscriptions last renewed before ``renewed_before``; how many. Raises
+        :class:`StorageError`."""
+        with self._unit("forget stale push subscriptions", write=True) as session:
+            return push.forget_stale_subscriptions(session, renewed_before=renewed_before)
 
     def finished_match(self, match_id: str) -> FinishedMatch | None:
         """Finished match ``match_id`` as listed, ``None`` for any other id (any text, as for :meth:`match_record`).

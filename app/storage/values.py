@@ -174,3 +174,16 @@ class MatchPage:
     def has_next(self) -> bool:
         """Whether there is a page after this one."""
         return self.page < self.pages
+
+
+@dataclass(frozen=True, slots=True)
+class PushSubscriptionRecord:
+    """A seat's Web Push subscription as stored: the push service's ``endpoint`` URL, the browser's keys
+    ``p256dh`` and ``auth`` (unpadded base64url), the ``language`` of its pushes and when it was last
+    ``renewed_at`` (aware UTC)."""
+
+    endpoint: str
+    p256dh: str
+    auth: str
+    language: str
+    renewed_at: datetime

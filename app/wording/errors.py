@@ -29,6 +29,13 @@ PROBLEMS = {
     "server_full": noted("this server has as many tables as it can hold; try again later"),
     "server_stopping": noted("this server is stopping (it may be restarting); try again in a moment"),
     "room_moving": noted("this table is moving to another server process; try again in a moment"),
+    "push_off": noted("this server sends no push notifications"),
+    "push_endpoint_refused": noted("this push subscription is not one this server sends to (its push service is "
+                                   "not on the server's list, or its keys are not a browser's)"),
+    "webhook_refused": noted("this address is not one this server posts to: give a Discord or Slack incoming "
+                             "webhook (https)"),
+    "push_token": noted("the token must be text"),
+    "push_subscription": noted("the subscription needs its endpoint"),
     "cross_site": noted("This form was sent from another site, so nothing was changed. "
                         "Open the room's link and try again from there."),
     # An address the site does not serve, or not so

@@ -338,11 +338,11 @@ def test_a_form_post_from_another_site_is_refused_and_changes_nothing(client, he
 @pytest.mark.parametrize("headers", [
     {},  # a program: neither Origin nor Referer
     {"Origin": "http://testserver"},
-    {"Origin": "https://cards.example.org"},  # the public URL
+    {"Origin": "https://cards.agurk.net"},  # the public URL
     {"Referer": "http://testserver/r/ABCDE"},
 ])
 def test_a_form_post_from_this_site_or_a_program_goes_through(make_client, headers):
-    client = make_client(public_url="https://cards.example.org")
+    client = make_client(public_url="https://cards.agurk.net")
     code, _ = open_room(client, ["Ana"])
     client.cookies.clear()
     answer = client.post(f"/r/{code}/join", data={"name": "Ben"}, headers=headers, follow_redirects=False)

@@ -47,11 +47,11 @@ def test_from_an_untrusted_address_forwarded_headers_are_ignored(make_client):
 
 
 def test_an_https_public_url_makes_the_cookie_secure_whoever_asks(make_client):
-    client = make_client(address=STRANGER, public_url="https://cards.example.org")
+    client = make_client(address=STRANGER, public_url="https://cards.agurk.net")
     for answer in seat_cookies(client, {}):
         assert "; secure" in answer.headers["set-cookie"].lower()
     opened = client.post("/api/rooms", json={"name": "Dag"})
-    assert opened.json()["url"] == f"https://cards.example.org/r/{opened.json()['code']}"
+    assert opened.json()["url"] == f"https://cards.agurk.net/r/{opened.json()['code']}"
 
 
 def test_redirects_and_page_links_are_paths_not_urls(make_client):
