@@ -148,7 +148,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.openapi = openapi  # type: ignore[method-assign]
     # One for every page socket: each used to hold a copy of its own.
     app.state.live_context = room_pages.live_context(app.url_path_for, settings.deal_pause_seconds,
-                                                     push_offered=room_pages.push_on(settings))
+                                                     push_offered=settings.push_on)
 
     @app.exception_handler(RoomError)
     async def room_error(request: Request, error: RoomError) -> JSONResponse:

@@ -307,7 +307,7 @@ def _page_context(request: Request, room: Room, settings: Settings, view: RoomVi
         "error": error,
         "heartbeat_ms": round(heartbeat_seconds(settings) * 1000),
         "chat_status": room.chat.status(room.current.match_id),
-        **live_context(request.app.url_path_for, settings.deal_pause_seconds, push_offered=push_on(settings)),
+        **live_context(request.app.url_path_for, settings.deal_pause_seconds, push_offered=settings.push_on),
     }
 
 
@@ -411,21 +411,11 @@ def _take_refused(request: Request, room: Room, message: str, status: int) -> Re
 
 
 def live_context(path_for: Callable[..., Any], deal_pause: float, *, push_offered: bool = False) -> dict[str, Any]:
-    """What the live regions need besides the view: ``path_for`` (route name → path), the deal pause (seconds),
-    whether a slow table's page offers turn notifications (``push_offered``: push is on, :func:`push_on`) and
-    where the page reads the key it subscribes with."""
+    """What the live regions need besides the view: ``path_for`` (route name → path), the deal pause (seconds)
+    and whether a slow table's page offers turn notifications (``push_offered``: Web Push is on,
+    :attr:`Settings.push_on <app.settings.Settings.push_on>`)."""
     return {"path_for": lambda name, **params: str(path_for(name, **params)), "deal_pause": deal_pause,
-            "push_offered": push_offered, "push_key_path": PUSH_KEY_PATH}
-
-
-PUSH_KEY_PATH = "/api/push/key"
-"""Where a page reads the server's public VAPID key (docs/protocol.md)."""
-
-
-def push_on(settings: Settings) -> bool:
-    """Whether this server sends turn notifications (Web Push), as ``settings`` say (issue 40 §2: an https
-    public URL, or a VAPID subject)."""
-    return bool(getattr(settings, "push_on", False))
+            "push_offered": push_offered}
 
 
 class PageVersion:
