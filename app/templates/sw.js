@@ -136,15 +136,16 @@ async function notify(data) {
   await self.registration.showNotification(title, options);
 }
 
-// A click opens the table: a window already showing it comes to the front, else one of the site's windows goes
-// there, else a new one opens.
+// A click opens the table: a window already showing it comes to the front; otherwise a new window opens on it,
+// or, where the browser refuses one (an installed app on a phone may keep to one window), a window of the
+// site goes there.
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
   const opened = openRoom(event.notification);
   try {
     event.waitUntil(opened);
   } catch (error) {
-    // An event dispatched by a script (not the browser) cannot be waited for; the room opens all the same.
+    // An event dispatched by a script, not the browser, cannot be waited for; the table opens all the same.
   }
 });
 
@@ -154,7 +155,17 @@ async function openRoom(notification) {
   if (target.origin !== self.location.origin) return null;
   const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
   const showing = windows.find((client) => new URL(client.url).pathname === target.pathname);
-  if (showing) return showing.focus();
-  if (self.clients.openWindow) return self.clients.openWindow(target.href);
-  return null;
+  if (showing) return showing.focus().catch(() => showing);
+  try {
+    const opened = await self.clients.openWindow(target.href);
+    if (opened) return opened;
+  } catch (error) {
+    // Refused: go on with a window of the site.
+  }
+  // Only a window this worker controls may be sent elsewhere.
+  const [ours] = await self.clients.matchAll({ type: "window" });
+  if (!ours) return null;
+  const moved = await ours.navigate(target.href).catch(() => null);
+  if (moved) await moved.focus().catch(() => null);
+  return moved;
 }
