@@ -76,17 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print the report as one JSON line")
 
     bench = commands.add_parser("bench", help="run a benchmark and print its figures as one JSON line")
-    bench.add_argument("name", choices=["engine", "storage", "load", "coach"],
+    bench.add_argument("name", choices=["engine", "storage", "load", "coach", "push"],
                        help="what to measure: the rules engine, storing plays (a commit each, or a group commit), "
-                            "many tables against a real server (load: see docs/performance.md), or the coach "
-                            "grading a 4-player match of 10 deals")
+                            "many tables against a real server (load: see docs/performance.md), the coach "
+                            "grading a 4-player match of 10 deals, or pushing turns to a push service on "
+                            "loopback (push: see docs/slow-tables.md)")
     bench.add_argument("--matches", type=int, default=2000, help="engine: matches per round (default 2000)")
     bench.add_argument("--rounds", type=int, default=3, help="engine: rounds; the fastest counts (default 3)")
     bench.add_argument("--seed", type=int, default=1, help="engine, load and coach: random seed (default 1)")
     bench.add_argument("--rooms", default="1,10,100",
                        help="storage: numbers of rooms playing at once, comma-separated (default 1,10,100)")
     bench.add_argument("--plays", type=int, default=35, help="storage: plays per room (default 35)")
-    bench.add_argument("--dir", help="storage: folder for the SQLite files (default: the temporary folder)")
+    bench.add_argument("--dir", help="storage and push: folder for the SQLite files (default: the temporary folder)")
     bench.add_argument("--tables", type=int, default=1000, help="load: tables at human pace (default 1000)")
     bench.add_argument("--players", type=int, default=4, help="load: players per table (default 4)")
     bench.add_argument("--pace", type=float, default=3.0, help="load: seconds between a table's plays (default 3)")
@@ -98,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="load: one table in ten also chats during the human-pace phase (a line every 4 s)")
     bench.add_argument("--skip-bare", action="store_true", help="load: leave out the bare yardstick server")
     bench.add_argument("--only-bare", action="store_true", help="load: run the bare yardstick server only")
+    bench.add_argument("--push-tables", type=int, default=100,
+                       help="push: tables whose turns are pushed at once (default 100)")
+    bench.add_argument("--push-rounds", type=int, default=5, help="push: rounds of pushes (default 5)")
     bench.add_argument("--port", type=int, default=0, help="load: the servers' port (default: a free one)")
     bench.add_argument("--preset", default="quick", help="load: the rooms' rules preset (default quick)")
     bench.add_argument("--languages", default="en", metavar="CODES",
@@ -210,6 +214,13 @@ def _run(argv: Sequence[str] | None) -> int:
                          seed=args.seed, env=args.env, languages=args.languages, chat=args.chat,
                          database=args.database, cluster=args.cluster, processes=args.processes,
                          postgres_url=args.postgres_url, redis_url=args.redis_url)
+    if args.command == "bench" and args.name == "push":
+        from bench import push
+
+        if args.push_tables < 1 or args.push_rounds < 1:
+            parser.error("--push-tables and --push-rounds must be at least 1")
+        push.main(tables=args.push_tables, rounds=args.push_rounds, folder=args.dir)
+        return 0
     if args.command == "bench" and args.name == "coach":
         from bench import coach
 

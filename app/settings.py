@@ -252,6 +252,24 @@ class Settings(BaseSettings):
             raise ValueError("a per-connection limit is one allowance, such as 30/minute")
         return value
 
+    @field_validator("push_endpoints", "webhook_hosts")
+    @classmethod
+    def _check_allowed_urls(cls, value: str) -> str:
+        """Refuse an entry that is neither a host nor an http(s) URL prefix with a host and without user name,
+        password, query or fragment (``app.notify.urls.Entry`` reads them)."""
+        entries = [entry.strip() for entry in value.split(",") if entry.strip()]
+        for entry in entries:
+            try:
+                parts = urlsplit(entry if "://" in entry else f"https://{entry}/")
+                parts.port  # noqa: B018 -- reading it checks it
+            except ValueError:
+                raise ValueError(f"{entry!r} cannot be read as a host or a URL prefix") from None
+            if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc or \
+                    parts.query or parts.fragment or "*" in parts.hostname.removeprefix("*."):
+                raise ValueError(f"{entry!r} is not a host or an http(s) URL prefix (a host may start with *., "
+                                 "and nothing else may be *; no user name, password, query or fragment)")
+        return ",".join(entries)
+
     @field_validator("trusted_proxies", "metrics_allow")
     @classmethod
     def _check_proxies(cls, value: str) -> str:

@@ -19,6 +19,7 @@ from app.game.rules import CHOICE, MAX_PLAYERS, MIN_PLAYERS, OPTIONS
     ["bench", "storage", "--rooms", "0"],
     ["bench", "storage", "--rooms", "two"],
     ["bench", "storage", "--plays", "0"],
+    ["bench", "push", "--push-tables", "0"],
 ])
 def test_bad_options_exit_with_status_2(argv, capsys):
     with pytest.raises(SystemExit) as caught:
@@ -96,3 +97,10 @@ def test_a_reader_that_goes_away_first_stops_the_command_without_a_traceback():
         os.close(writer)
     assert done.returncode == 1
     assert b"Traceback" not in done.stderr, done.stderr.decode()
+
+
+def test_bench_push_prints_one_json_line(capsys, tmp_path):
+    assert main(["bench", "push", "--push-tables", "3", "--push-rounds", "2", "--dir", str(tmp_path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["bench"] == "push" and report["pushes"] == 6 and report["missing"] == 0 and report["faults"] == 0
+    assert report["push_p95_ms"] > 0

@@ -63,3 +63,43 @@ def test_cucumber_serve_refuses_redis_with_sqlite_before_it_starts(monkeypatch):
     assert serve(host=None, port=None, err=err) == 2
     assert "the settings cannot be used: CUCUMBER_REDIS_URL (cluster mode) needs DATABASE_URL on PostgreSQL" in (
         err.getvalue())
+
+
+def test_push_is_on_with_an_https_public_url_or_a_vapid_subject():
+    assert not Settings().push_on and Settings().push_subject is None
+    assert not Settings(public_url="http://cards.agurk.net").push_on
+    on = Settings(public_url="https://cards.agurk.net:8443/play")
+    assert on.push_on and on.push_subject == "https://cards.agurk.net"
+    mail = Settings(vapid_subject="mailto:ops@agurk.net", public_url="https://cards.example.org")
+    assert mail.push_on and mail.push_subject == "mailto:ops@agurk.net"
+    assert not Settings(vapid_subject="").push_on
+
+
+@pytest.mark.parametrize("subject", [
+    "mailto:ops@localhost", "https://localhost", "https://cards.localhost", "mailto:ops@127.0.0.1",
+    "https://[::1]", "https://10.0.0.7", "mailto:ops@example.com", "https://cards.example.org",
+    "mailto:ops@cards.test", "https://push.invalid", "ops@agurk.net", "mailto:agurk.net", "http://agurk.net",
+])
+def test_a_subject_apple_refuses_refuses_the_start(subject):
+    with pytest.raises(ValidationError, match="CUCUMBER_VAPID_SUBJECT: "):
+        Settings(vapid_subject=subject)
+
+
+def test_an_https_public_url_on_a_test_name_refuses_the_start_unless_a_subject_is_set():
+    with pytest.raises(ValidationError, match=r"CUCUMBER_PUBLIC_URL \(the VAPID subject\): cards.example.org is a "
+                                              "name for tests"):
+        Settings(public_url="https://cards.example.org")
+
+
+@pytest.mark.parametrize("entries", ["ftp://push.net/", "https://user@push.net/", "https://push.net/?a=1",
+                                     "https://a*.push.net/", "https://push.net:99999/", "https://"])
+def test_an_allowlist_entry_that_cannot_be_read_refuses_the_start(entries):
+    for name in ("push_endpoints", "webhook_hosts"):
+        with pytest.raises(ValidationError, match=name):
+            Settings(**{name: entries})
+
+
+def test_the_allowlists_take_hosts_wildcards_and_prefixes():
+    assert Settings(push_endpoints=" https://*.notify.windows.com/ , http://127.0.0.1:9000/push/").push_endpoints == (
+        "https://*.notify.windows.com/,http://127.0.0.1:9000/push/")
+    assert Settings(webhook_hosts="discord.com, hooks.slack.com").webhook_hosts == "discord.com,hooks.slack.com"

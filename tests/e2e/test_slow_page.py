@@ -13,9 +13,9 @@ import pytest
 
 from app.notify.push import payload
 from app.notify.turns import TurnNotice
+from bench.fakepush import FakePushService
 from tests.e2e.conftest import DEAL_PAUSE_SECONDS, serve
 from tests.e2e.helpers import LiveServer, Tab
-from tests.notify.fakepush import FakePushService
 
 pytestmark = pytest.mark.e2e
 

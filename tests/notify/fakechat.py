@@ -1,0 +1,117 @@
+"""A chat's incoming webhooks on loopback, standing in for Discord's and Slack's: it keeps every post it
+receives and answers as scripted (204 by default, as Discord does).
+
+Use::
+
+    with FakeChat() as chat:
+        settings = Settings(..., webhook_hosts=chat.allowlist_entry)
+        url = chat.discord_url        # or chat.slack_url
+        chat.script(302)              # the next post is answered with a redirect to chat.elsewhere
+        chat.posts                    # Post(path, headers, body) in order
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Post:
+    """One request the chat received: its ``path``, ``headers`` (lower-case names) and ``body`` (parsed
+    JSON)."""
+
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class Server(ThreadingHTTPServer):
+    """The HTTP server, with room for many connections arriving at once (the standard one queues 5, and
+    a sixth waits a second or more for the kernel to try again)."""
+
+    request_queue_size = 1024
+    daemon_threads = True
+
+
+class FakeChat:
+    """The fake chat, listening on ``127.0.0.1`` (a free port) once started."""
+
+    def __init__(self) -> None:
+        self.posts: list[Post] = []
+        self._answers: deque[int] = deque()
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    def start(self) -> FakeChat:
+        chat = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                try:
+                    parsed = json.loads(body)
+                except ValueError:
+                    parsed = None
+                with chat._lock:
+                    chat.posts.append(Post(self.path, {k.lower(): v for k, v in self.headers.items()}, parsed))
+                    status = chat._answers.popleft() if chat._answers else 204
+                self.send_response(status)
+                if 300 <= status < 400:
+                    self.send_header("Location", chat.elsewhere)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Quiet."""
+
+        self._server = Server(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, name="fake-chat", daemon=True).start()
+        return self
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeChat:
+        return self.start()
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "start the chat first"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def allowlist_entry(self) -> str:
+        """The ``CUCUMBER_WEBHOOK_HOSTS`` entry that lets the server post here."""
+        return f"{self.base_url}/"
+
+    @property
+    def discord_url(self) -> str:
+        return f"{self.base_url}/api/webhooks/1234/secret-token"
+
+    @property
+    def slack_url(self) -> str:
+        return f"{self.base_url}/services/T000/B000/secret"
+
+    @property
+    def elsewhere(self) -> str:
+        """Where a scripted redirect points."""
+        return f"{self.base_url}/api/webhooks/9999/elsewhere"
+
+    def script(self, *statuses: int) -> None:
+        """Answer the next posts with ``statuses`` in turn, then 204 again."""
+        with self._lock:
+            self._answers.extend(statuses)
