@@ -100,11 +100,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await asyncio.to_thread(storage.upgrade)
         node = Node(settings, RoomStore(storage, observer=metrics))
         registry = node.registry
+        # Before the rooms are restored: a slow room's reminder that fell due while the server was down goes now.
+        registry.notifier = notifier = await Notifier.start(settings, storage)
         metrics.count_rooms(lambda: len(registry.rooms))
         try:
             restored = await node.start()
         except (LeaseHeld, ClusterUnavailable) as error:
             log.error("cannot start: %s", error)
+            await notifier.close()
             storage.close()
             raise
         if restored:
@@ -113,7 +116,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if node.relay is not None:
             node.relay.app = app
         registry.start_sweeping()
-        notifier = await Notifier.start(settings, storage)
         if notifier.push_enabled:
             log.info("push notifications are on")
         app.state.settings, app.state.storage, app.state.registry = settings, storage, registry

@@ -43,6 +43,7 @@ from app.game.cards import Card
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
 from app.names import NAME_INPUT_MAX
 from app.rooms.chat import TEXT_LIMIT
+from app.rooms.pace import TURN_HOURS
 from app.rooms.schedule import STAND_IN
 from app.rules_form import rules_fields
 from app.template_parts import PartExtension
@@ -233,7 +234,7 @@ templates.env.globals.update(
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, rule_options={option.name: option for option in OPTIONS},
     bot_strengths=tuple(BotStrength), stand_in_bot=STAND_IN, name_input_max=NAME_INPUT_MAX,
     language=language, text_direction=text_direction, languages=LANGUAGES, game_name=game_name,
-    theme_colour=THEME_COLOUR,
+    theme_colour=THEME_COLOUR, turn_hours=TURN_HOURS,
 )
 templates.env.filters.update(
     card=lambda card: Card.parse(card) if isinstance(card, str) else card,

@@ -85,3 +85,12 @@ def rules_from_form(form: dict[str, Any]) -> dict[str, Any]:
         if option.kind == NUMBER_OR_WORD and options.get(option.name) in (None, ""):
             options[option.name] = option.default
     return {"rules": options}
+
+
+def pace_from_form(form: dict[str, Any]) -> dict[str, Any]:
+    """The ``pace`` of a rules message from the form's ``turn_hours`` field: ``"live"`` (or empty) for a live
+    room, hours for a slow one (checked by the room); no field, no ``pace`` (unchanged)."""
+    if "turn_hours" not in form:
+        return {}
+    hours = form["turn_hours"]
+    return {"pace": None if hours in ("live", "", None) else {"turn_hours": form_number(hours)}}

@@ -100,6 +100,9 @@ class Settings(BaseSettings):
     server's memory: a restart ends those not used yet."""
     heartbeat_seconds: float = Field(default=10.0, gt=0)
     """How often an open table page says it is still looked at (more often when the away grace is short)."""
+    slow_hour_seconds: float = Field(default=3600.0, gt=0)
+    """How many seconds one hour of a slow table lasts: it scales the turns' deadlines, the reminders, vacations
+    and a slow room's lifetime (for tests and demonstrations). Quiet hours keep real clock times."""
     deal_pause_seconds: float = Field(default=4.0, ge=0)
     """Pause after a deal, so everyone can read its summary, before the next deal."""
     hard_bot_budget_seconds: float = Field(default=0.15, gt=0)

@@ -14,6 +14,7 @@ from app.api.seat_cookies import set_seat_cookie
 from app.game.rules import CHOICE, NUMBER, OPTIONS, PRESETS, RuleOption
 from app.names import NAME_MAX
 from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.pace import TURN_HOURS, pace_from
 from app.rooms.protocol import rules_from, state_json
 from app.wording.errors import problem
 
@@ -49,6 +50,13 @@ RULES_SCHEMA = WithJsonSchema({
               {"type": "null"}],
     "description": "Options over the preset (docs/rules.md §3); an option left out keeps the preset's value.",
 })
+PACE_SCHEMA = WithJsonSchema({
+    "anyOf": [{"type": "object", "additionalProperties": False, "required": ["turn_hours"],
+               "properties": {"turn_hours": {"type": "integer", "enum": list(TURN_HOURS)}}},
+              {"type": "null"}],
+    "description": "A slow room: the hours each turn may take (docs/slow-tables.md); none: a live room. "
+                   "Another value is refused with `bad_request` (422).",
+})
 SECRET_SCHEMA = WithJsonSchema({"type": "string", "description": "The secret of a seat link (its `#` part)."})
 HOST_TOKEN_SCHEMA = WithJsonSchema({
     "anyOf": [{"type": "string"}, {"type": "null"}],
@@ -78,6 +86,7 @@ class CreateRoom(BaseModel):
     name: Annotated[Any, NAME_SCHEMA] = None
     preset: Annotated[str | None, PRESET_SCHEMA] = None
     rules: Annotated[dict[str, Any] | None, RULES_SCHEMA] = None
+    pace: Annotated[Any, PACE_SCHEMA] = None
 
 
 class JoinRoom(BaseModel):
@@ -92,14 +101,14 @@ class JoinRoom(BaseModel):
     201: {"description": "The room is open and its creator seated as host.", "links": ROOM_LINKS},
     **refusals(POSTED, {
         422: "`invalid_name`: the name is not one a player may have. `invalid_rules`: no such preset, option or "
-             "value.",
+             "value. `bad_request`: a pace whose `turn_hours` is not 1, 4, 12, 24 or 72.",
         503: "`server_full`: this server holds as many rooms as it can.",
     })})
 async def create_room(body: CreateRoom, request: Request, response: Response, registry: RegistryDep,
                       settings: SettingsDep) -> dict[str, Any]:
     """Open a room; the creator is seated as host. → ``{code, url, seat, token}``."""
     rules = rules_from(body.preset, body.rules)
-    room, seat, token = await registry.create(_name(body.name), rules)
+    room, seat, token = await registry.create(_name(body.name), rules, pace_from(body.pace))
     set_seat_cookie(response, request, settings, room.code, token)
     url = f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}"
     return {"code": room.code, "url": url, "seat": seat, "token": token}

@@ -31,7 +31,7 @@ from app.rooms.protocol import rules_from
 from app.rooms.room import Room
 from app.rooms.seat_links import Link
 from app.rooms.views import RoomView, SeatInfo, Viewer, host_controls
-from app.rules_form import rules_from_form
+from app.rules_form import pace_from_form, rules_from_form
 from app.settings import Settings
 from app.wording.language import language, say
 from app.wording.players import player_name
@@ -144,7 +144,7 @@ def _summary(public: RoomView) -> Hashable:
 
 def _pace(public: RoomView) -> Hashable:
     # A slow room's pace (``None`` at a live table): the slow settings show only at a slow table.
-    return getattr(public, "pace", None)
+    return public.pace
 
 
 def _seated_or_host(viewer: Viewer) -> Hashable:
@@ -168,7 +168,7 @@ LIVE_REGIONS: dict[str, Region] = {
     "summary": Region(_summary),
     "controls": Region(lambda public: (public.phase, len(public.seats), public.turn_seconds), _host_or_spectator),
     "join": Region(lambda public: (public.code, public.phase, len(public.seats)), lambda viewer: viewer.seat is None),
-    "rules": Region(lambda public: (public.rules, public.preset, public.phase != "playing"),
+    "rules": Region(lambda public: (public.rules, public.preset, public.phase != "playing", public.pace),
                     lambda viewer: viewer.host),
     "slow": Region(lambda public: (public.code, _pace(public)), _seated_or_host),
 }
@@ -651,7 +651,7 @@ def translate_page_message(message: dict[str, Any]) -> dict[str, Any]:
     """A page's form message (htmx ``ws-send``) as a protocol message."""
     message = {key: value for key, value in message.items() if key != "HEADERS"}
     if message.get("type") == "set_rules":
-        return {"type": "set_rules", **rules_from_form(message)}
+        return {"type": "set_rules", **rules_from_form(message), **pace_from_form(message)}
     if message.get("type") == "set_vacation" and "days" in message:
         message["days"] = form_number(message["days"])
     if "seat" in message:

@@ -31,6 +31,7 @@ from app.api.deps import (
 from app.api.seat_cookies import seat_token
 from app.identity import hash_token
 from app.metrics import Metrics
+from app.notify.urls import RefusedUrl
 from app.ratelimit import RateLimiter
 from app.rooms.connection import Connection, Renderer
 from app.rooms.credits import Credits, Verdict, allowances, kind_of
@@ -53,7 +54,10 @@ from app.rooms.protocol import (
     Remove,
     SeatLink,
     SetClock,
+    SetQuietHours,
     SetRules,
+    SetVacation,
+    SetWebhook,
     SpectatorChat,
     Start,
     StepAway,
@@ -64,6 +68,7 @@ from app.rooms.protocol import (
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
 from app.rooms.seat_links import Link, LinkKind
+from app.rooms.slow import quiet_hours_change, vacation_change, webhook_change
 from app.settings import Settings
 from app.wording.errors import limit_problem, problem
 from app.wording.language import DEFAULT_LANGUAGE, speaking, supported
@@ -211,7 +216,13 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage, limiter
         case Start():
             await room.start(who)
         case SetRules():
-            await room.set_rules(who, message.to_rules())
+            await room.set_rules(who, message.to_rules(), message.to_pace())
+        case SetQuietHours():
+            await room.change_slow(quiet_hours_change(who, message.to_quiet_hours()))
+        case SetVacation():
+            await room.change_slow(vacation_change(who, message.days, room.hour_seconds))
+        case SetWebhook():
+            await room.change_slow(webhook_change(who, checked_webhook(room, message.url), conn.language))
         case Remove():
             await room.remove_seat(who, message.target)
         case Leave():
@@ -234,6 +245,20 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage, limiter
             pass  # heard: ``serve`` keeps the connection for another while
         case Hello():
             raise ProtocolError(ErrorCode.BAD_REQUEST, problem("already_greeted"))
+
+
+def checked_webhook(room: Room, url: object) -> str | None:
+    """The webhook URL ``url`` as the notifier allows it (``None`` for none: null or empty); raises
+    :class:`RoomError` ``webhook_refused`` (422) for a URL it refuses (app/notify) or that is not text."""
+    if url is None or url == "":
+        return None
+    notifier = room.herald.notifier
+    try:
+        if not isinstance(url, str) or notifier is None:
+            raise RefusedUrl(ErrorCode.WEBHOOK_REFUSED, "not a URL")
+        return notifier.check_webhook(url)
+    except RefusedUrl:  # why is not said: the URL may hold a secret, and is never logged
+        raise RoomError(ErrorCode.WEBHOOK_REFUSED, problem("webhook_refused"), status=422) from None
 
 
 async def _chat(room: Room, conn: Connection, message: ChatText | React, limiter: RateLimiter | None) -> None:

@@ -20,7 +20,7 @@ FORMAT = "cucumber-match/1"
 PLAYER = "player"
 """A deal's optional ``decided_by`` entry for a play the seat's own player chose (docs/rules.md §4)."""
 
-STAND_IN_REASONS = ("away", "stepped_away", "turn_clock")
+STAND_IN_REASONS = ("away", "stepped_away", "turn_clock", "deadline", "vacation")
 """The other ``decided_by`` entries: why a stand-in bot played for a person (docs/rules.md §4)."""
 
 

@@ -26,7 +26,10 @@ from app.rooms.protocol import (
     React,
     Remove,
     SetClock,
+    SetQuietHours,
     SetRules,
+    SetVacation,
+    SetWebhook,
     SpectatorChat,
     Start,
     StepAway,
@@ -69,7 +72,7 @@ def kind_of(message: ClientMessage | object) -> Kind:
         case Heartbeat():
             return Kind.HEARTBEATS
         case Start() | SetRules() | AddBot() | HandToBot() | Remove() | SetClock() | Leave() | StepAway() | ComeBack() \
-                | Mute() | SpectatorChat():
+                | Mute() | SpectatorChat() | SetQuietHours() | SetVacation() | SetWebhook():
             return Kind.HOST
         case ChatText() | React():
             return Kind.CHAT

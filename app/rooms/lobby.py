@@ -17,6 +17,7 @@ from app.game.rules import Rules
 from app.identity import hash_token, new_player_id, new_token
 from app.names import InvalidName, clean_name, same_name
 from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.pace import Pace
 from app.wording.errors import problem
 from app.wording.players import stored_bot_name
 
@@ -78,12 +79,14 @@ def seat_index(seats: Sequence[Seat]) -> dict[str, int]:
 
 @dataclass(frozen=True, slots=True)
 class Lobby:
-    """Seats, host (a token hash; the host need not be seated), rules and turn clock (seconds or ``None``)."""
+    """Seats, host (a token hash; the host need not be seated), rules, turn clock (seconds or ``None``) and
+    pace (``None``: a live room; else a slow room's, app/rooms/pace.py)."""
 
     rules: Rules
     seats: tuple[Seat, ...] = ()
     host: str | None = None
     turn_seconds: int | None = None
+    pace: Pace | None = None
 
     def seat_of(self, token_hash: str | None) -> int | None:
         """The seat of the person with ``token_hash``, or ``None``."""

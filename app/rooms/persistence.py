@@ -100,7 +100,7 @@ class RoomStore:
 
     async def save_room(self, *, code: str, lobby: Lobby, created_at: datetime, new: bool = False,
                         stepped: Collection[str] = frozenset()) -> None:
-        """Store room ``code`` with its lobby: rules, host, clock and seats (player ids, token hashes, never tokens).
+        """Store room ``code`` with its lobby: rules, host, clock, pace, seats (player ids, token hashes, never tokens).
 
         ``stepped``: the token hashes of the people who stepped away from their seat (a seat of the
         lobby held by one of them is stored as stepped away; other hashes are ignored). ``new``: the
@@ -111,7 +111,17 @@ class RoomStore:
                             stepped_away=not seat.is_bot and seat.token_hash in stepped)
                  for index, seat in enumerate(lobby.seats)]
         await self._run(self.storage.save_room, code=code, rules=lobby.rules.to_dict(), host_token_hash=lobby.host,
-                        seats=seats, created_at=created_at, turn_seconds=lobby.turn_seconds, new=new, fence=self.fence)
+                        seats=seats, created_at=created_at, turn_seconds=lobby.turn_seconds, new=new, fence=self.fence,
+                        turn_hours=None if lobby.pace is None else lobby.pace.turn_hours)
+
+    async def save_slow(self, *, code: str, slow: dict[str, Any] | None, wake_at: datetime | None = None) -> None:
+        """Store what slow room ``code`` keeps besides its lobby (JSON-ready), and ``wake_at``, when it is next
+        due while asleep in the database (``None``: awake)."""
+        await self._run(self.storage.save_slow, code=code, slow=slow, wake_at=wake_at, fence=self.fence)
+
+    async def due_rooms(self) -> list[str]:
+        """The codes of the rooms asleep in the database that are due now, soonest first."""
+        return await self._run(self.storage.due_rooms, now=now())
 
     async def close_room(self, *, code: str) -> None:
         """Mark the room closed now: it is not restored at the next start."""
@@ -152,9 +162,10 @@ class RoomStore:
             match_id=match_id, record=records.to_record(match), placings=placings(match),
             winners=list(match.winners), ended_at=now(), fence=self.fence))
 
-    async def abandon_match(self, *, match_id: str) -> None:
-        """Mark a match in progress as never to be finished."""
-        await self._run(self.storage.abandon_match, match_id=match_id, ended_at=now(), fence=self.fence)
+    async def abandon_match(self, *, match_id: str, match: Match | None = None) -> None:
+        """Mark a match in progress as never to be finished; given the ``match``, with the standings it is at."""
+        await self._run(self.storage.abandon_match, match_id=match_id, ended_at=now(), fence=self.fence,
+                        placings=None if match is None else placings(match))
 
     async def take_room(self, *, code: str, owner: str) -> RoomSnapshot | None:
         """Take open room ``code`` for process ``owner`` (:meth:`Storage.take_room`): the room with its new epoch,

@@ -63,11 +63,13 @@ class Presence:
         """Who decided a card a bot played for ``reason`` (a ``Due``'s: ``"bot"``, ``"away"`` or ``"clock"``) in
         ``seat``, as the match record says it (docs/rules.md §4 ``decided_by``): the seat's own
         player for a bot seat, else why the stand-in played for the person: ``"turn_clock"``,
-        ``"stepped_away"`` or ``"away"``."""
+        ``"deadline"`` and ``"vacation"`` (a slow room), ``"stepped_away"`` or ``"away"``."""
         if reason == "bot":
             return PLAYER
         if reason == "clock":
             return "turn_clock"
+        if reason in ("deadline", "vacation"):
+            return reason
         return "stepped_away" if seat.token_hash in self._stepped else "away"
 
     def steps(self) -> frozenset[str]:

@@ -17,6 +17,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Literal, cast, get_args
 
 import orjson
@@ -43,6 +44,7 @@ from app.names import form_number
 from app.rooms.chat import REACTION_CODES, ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Target
+from app.rooms.pace import Pace, QuietHours, pace_from, quiet_hours_from
 from app.rooms.schedule import CLOCK_RANGE
 from app.rooms.seat_links import Link
 from app.rooms.views import RoomView, Viewer
@@ -129,15 +131,52 @@ class Start(_Message):
 
 
 class SetRules(_Message):
-    """The host changes the rules: a ``preset`` name and/or ``rules`` options over it."""
+    """The host changes the rules: a ``preset`` name and/or ``rules`` options over it, and the ``pace``
+    (``{"turn_hours": H}`` for a slow room, ``null`` for a live one; left out: unchanged)."""
 
     type: Literal["set_rules"]
     preset: Any = None
     rules: Any = None
+    pace: Any = False
 
     def to_rules(self) -> Rules:
         """The rules asked for; ``invalid_rules`` (422) naming the bad option."""
         return rules_from(self.preset, self.rules)
+
+    def to_pace(self) -> Pace | Literal[False] | None:
+        """The pace asked for (``False``: none asked); ``bad_request`` (422) for one not allowed (:func:`pace_from`)."""
+        return False if self.pace is False else pace_from(self.pace)
+
+
+class SetQuietHours(_Message):
+    """A seated player's quiet hours in a slow room: ``from`` and ``to`` (``"HH:MM"``) in ``time_zone``;
+    ``from`` null clears them."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    type: Literal["set_quiet_hours"]
+    start: Any = Field(default=None, alias="from")
+    end: Any = Field(default=None, alias="to")
+    time_zone: Any = None
+
+    def to_quiet_hours(self) -> QuietHours | None:
+        """The quiet hours asked for (``None``: none); ``bad_request`` (422) as :func:`quiet_hours_from` says."""
+        if self.start is None and self.end is None:
+            return None
+        return quiet_hours_from(self.start, self.end, self.time_zone)
+
+
+class SetVacation(_Message):
+    """A seated player in a slow room goes on vacation for ``days`` (0 to 14; 0 ends it)."""
+
+    type: Literal["set_vacation"]
+    days: Any = None
+
+
+class SetWebhook(_Message):
+    """The host of a slow room sets its chat webhook ``url`` (null or empty: none)."""
+
+    type: Literal["set_webhook"]
+    url: Any = None
 
 
 _STRENGTH_REFUSAL = (ErrorCode.BAD_REQUEST, problem("bot_strength", strengths=", ".join(BotStrength)))
@@ -312,7 +351,7 @@ class SpectatorChat(_Message):
 
 ClientMessage = Annotated[
     Hello | Play | Heartbeat | Start | SetRules | AddBot | HandToBot | Remove | DeviceLink | SeatLink | Leave | SetClock
-    | Sync | StepAway | ComeBack | ChatText | React | Mute | SpectatorChat,
+    | Sync | StepAway | ComeBack | ChatText | React | Mute | SpectatorChat | SetQuietHours | SetVacation | SetWebhook,
     Field(discriminator="type"),
 ]
 """Every message a client may send, told apart by ``type``."""
@@ -422,6 +461,11 @@ def _whole(value: Any) -> Any:
 # ---------------------------------------------------------------------- server → client
 
 
+def utc_text(moment: datetime) -> str:
+    """An aware time as the protocol writes it: UTC, ISO 8601 to the second, with ``Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _trick_json(trick: tuple[TrickCard, ...]) -> list[dict[str, Any]]:
     return [{"seat": play.seat, "card": play.card.code} for play in trick]
 
@@ -455,7 +499,7 @@ def _table_json(view: RoomView, *, last_deal: Any = None) -> dict[str, Any]:
             {"seat": seat.seat, "player": seat.player, "name": seat.name, "bot": seat.bot, "connected": seat.connected,
              "away": seat.away, "stepped_away": seat.stepped_away, "score": seat.score, "lives": seat.lives,
              "eliminated": seat.eliminated, "dealer": seat.is_dealer, "turn": seat.is_turn,
-             "cards_left": seat.cards_left,
+             "cards_left": seat.cards_left, "played_for": seat.played_for,
              "played": [card.code for card in seat.played]}
             for seat in view.seats
         ],
@@ -466,6 +510,8 @@ def _table_json(view: RoomView, *, last_deal: Any = None) -> dict[str, Any]:
         "turn": view.turn,
         "turn_seconds": view.turn_seconds,
         "turn_remaining": None if view.turn_remaining is None else round(view.turn_remaining, 1),
+        "pace": None if view.pace is None else view.pace.to_json(),
+        "deadline": None if view.deadline is None else utc_text(view.deadline),
         "leader": match.leader if match else None,
         "trick": _trick_json(match.trick) if match else [],
         "previous_trick": _trick_json(match.previous_trick) if match else [],
@@ -519,12 +565,14 @@ def _options(rules: Rules) -> dict[str, Any]:
 def you_json(view: RoomView) -> dict[str, Any] | None:
     """The state's ``you``: the viewer's seat and player id, whether they host, their hand and what they may play."""
     player = None if view.you_seat is None else view.seats[view.you_seat].player
-    return _you(view.you_seat, view.you_are_host, player, view.hand)
+    return _you(view.you_seat, view.you_are_host, player, view.hand, view.webhook)
 
 
-def _you(seat: int | None, host: bool, player: str | None, hand: tuple[HandCard, ...]) -> dict[str, Any] | None:
+def _you(seat: int | None, host: bool, player: str | None, hand: tuple[HandCard, ...],
+         webhook: str | None = None) -> dict[str, Any] | None:
     if seat is None and not host:
         return None
+    extra = {} if webhook is None else {"webhook": webhook}  # a slow room's chat webhook: its host's alone
     codes = [held.card.code for held in hand]
     reasons = {}
     said, words = None, ""
@@ -540,6 +588,7 @@ def _you(seat: int | None, host: bool, player: str | None, hand: tuple[HandCard,
         "hand": codes,
         "legal": [code for code, held in zip(codes, hand, strict=True) if held.legal],
         "reasons": reasons,
+        **extra,
     }
 
 
@@ -553,12 +602,13 @@ def _you_text(viewer: Viewer, kept: Any) -> str:
     view. Only a viewer of that very seat and hand asks for that key.
     """
     rest = viewer.at_rest
+    hook = viewer.table.webhook[0] if viewer.host and viewer.table.webhook is not None else None
     if rest is None:
-        return _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand))
-    key = ("json", "you", language(), viewer.seat, viewer.host, viewer.player, rest)
+        return _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand, hook))
+    key = ("json", "you", language(), viewer.seat, viewer.host, viewer.player, rest, hook)
     text: str | None = kept.get(key)
     if text is None:
-        text = kept[key] = _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand))
+        text = kept[key] = _compact(_you(viewer.seat, viewer.host, viewer.player, viewer.hand, hook))
     return text
 
 

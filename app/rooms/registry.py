@@ -16,6 +16,7 @@ import os
 import secrets
 import socket
 import time
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -25,13 +26,16 @@ from app.game.history import deal_by_deal
 from app.game.rules import Rules
 from app.game.summary import DealSummary
 from app.identity import new_room_code, normalise_code
+from app.notify.notices import Notifier
 from app.rooms.errors import STOPPING_RETRY_SECONDS, ErrorCode, RoomError
 from app.rooms.lobby import Lobby, Seat
 from app.rooms.ownership import Ownership, SoleOwnership
-from app.rooms.persistence import RoomStore, StorageUnavailable
-from app.rooms.retention import RoomFacts, is_idle, is_unused
+from app.rooms.pace import Pace
+from app.rooms.persistence import RoomStore, StorageUnavailable, now
+from app.rooms.retention import RoomFacts, is_idle, is_unused, slow_verdict
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
+from app.rooms.slow import SlowTable
 from app.rooms.versions import MAX_EPOCH
 from app.settings import Settings
 from app.storage import Fence, RoomCodeTaken, RoomSnapshot
@@ -71,6 +75,8 @@ class RoomRegistry:
         self.process = process or new_process_id(settings.process_name)
         self.ownership: Ownership = ownership or SoleOwnership()
         self.rooms: dict[str, Room] = {}
+        self.notifier: Notifier | None = None
+        """What tells slow rooms' players their turn (set in the app's lifespan; ``None``: nobody is told)."""
         self.stores: dict[str, RoomStore] = {}
         """Each room's own store, fenced with the epoch this process holds it under."""
         self.accepting = True
@@ -86,7 +92,8 @@ class RoomRegistry:
                         away_grace=settings.away_grace_seconds, hard_budget=settings.hard_bot_budget_seconds,
                         seat_link=settings.seat_link_seconds)
         store = self.store.fenced(Fence(code, epoch, self.process), on_lost=lambda: self.lost(code, epoch))
-        room = Room(code=code, rules=rules, store=store, timing=timing, created_at=created_at, epoch=epoch)
+        room = Room(code=code, rules=rules, store=store, timing=timing, created_at=created_at, epoch=epoch,
+                    notifier=self.notifier, hour_seconds=settings.slow_hour_seconds)
         self.stores[code] = store
         return room
 
@@ -95,8 +102,8 @@ class RoomRegistry:
         store = self.stores.get(code)
         return None if store is None or store.fence is None or code not in self.rooms else store.fence.epoch
 
-    async def create(self, name: str, rules: Rules) -> tuple[Room, int, str]:
-        """Open a room with ``rules`` and seat its creator as host.
+    async def create(self, name: str, rules: Rules, pace: Pace | None = None) -> tuple[Room, int, str]:
+        """Open a room with ``rules`` (and ``pace``: a slow room's; ``None``: live) and seat its creator as host.
 
         Returns ``(room, seat, token)``. Raises :class:`RoomError` for a bad
         name or when the room cannot be stored (nothing is kept then); while the process is stopping,
@@ -113,6 +120,7 @@ class RoomRegistry:
             if not await self.ownership.acquire(code):
                 continue  # another process holds the code (opening it, or a stored room)
             room = self._new_room(code, rules, FIRST_EPOCH)
+            room.lobby = replace(room.lobby, pace=pace)
             self.rooms[room.code] = room
             try:
                 seat, token = await room.join(name)
@@ -175,7 +183,10 @@ class RoomRegistry:
         room = self._new_room(snap.code, rules, snap.epoch, snap.created_at)
         stored = sorted(snap.seats, key=lambda s: s.seat)
         seats = tuple(Seat(seat.name, seat.token_hash, seat.bot, player=seat.player) for seat in stored)
-        room.lobby = Lobby(rules, seats, snap.host_token_hash, snap.turn_seconds)
+        room.lobby = Lobby(rules, seats, snap.host_token_hash, snap.turn_seconds,
+                           None if snap.turn_hours is None else Pace(snap.turn_hours))
+        room.slow = SlowTable.from_json(snap.slow)
+        room.herald.restore(snap.slow)
         current = room.current
         if snap.match is not None:
             try:
@@ -236,8 +247,12 @@ class RoomRegistry:
         for code, room in list(self.rooms.items()):
             facts = RoomFacts(started=room.match is not None or room.current.match_id is not None,
                               connected=bool(room.connections), quiet_for=moment - room.last_active)
-            unused = is_unused(facts, self.settings.unused_room_seconds)
-            if not unused and not is_idle(facts, self.settings.room_idle_seconds):
+            verdict = None if room.lobby.pace is None else slow_verdict(
+                phase=room.phase, quiet_for=facts.quiet_for, hour_seconds=self.settings.slow_hour_seconds,
+                since_acted=(now() - (room.slow.last_acted or room.created_at)).total_seconds())
+            unused = verdict is None and is_unused(facts, self.settings.unused_room_seconds)
+            if verdict == "keep" or (verdict is None and not unused
+                                     and not is_idle(facts, self.settings.room_idle_seconds)):
                 continue
             store = self.stores[code]
             try:
@@ -245,7 +260,8 @@ class RoomRegistry:
                     await store.delete_unused_room(code=code)
                 else:
                     if room.match is not None and not room.match.finished and room.current.match_id:
-                        await store.abandon_match(match_id=room.current.match_id)
+                        await store.abandon_match(match_id=room.current.match_id,
+                                                  match=room.match if verdict == "abandon" else None)
                     await store.close_room(code=code)
             except StorageUnavailable:
                 continue  # try again at the next sweep (or the room was dropped, having another owner)

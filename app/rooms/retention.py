@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.rooms.pace import IDLE_MATCH_DAYS, LOBBY_DAYS
+
 
 @dataclass(frozen=True, slots=True)
 class RoomFacts:
@@ -36,3 +38,20 @@ def is_idle(facts: RoomFacts, idle_seconds: float) -> bool:
     """Whether a room with ``facts`` is idle: nobody connected and no change for at least
     ``idle_seconds`` (``CUCUMBER_ROOM_IDLE_SECONDS``)."""
     return not facts.connected and facts.quiet_for >= idle_seconds
+
+
+def slow_verdict(*, phase: str, quiet_for: float, since_acted: float, hour_seconds: float) -> str | None:
+    """What becomes of a slow room (``hour_seconds``: a slow hour's length) in ``phase``: ``"keep"`` it
+    whatever the idle rules say, ``"abandon"`` its match, or ``None``: the live rules apply.
+
+    While its match lasts it is kept, until no person has acted for
+    :data:`~app.rooms.pace.IDLE_MATCH_DAYS` (``since_acted`` seconds ago): then
+    abandoned. An unstarted lobby is kept for :data:`~app.rooms.pace.LOBBY_DAYS`
+    since it last changed (``quiet_for`` seconds ago). A finished match: the live rules.
+    """
+    day = 24 * hour_seconds
+    if phase == "playing":
+        return "abandon" if since_acted >= IDLE_MATCH_DAYS * day else "keep"
+    if phase == "lobby":
+        return "keep" if quiet_for < LOBBY_DAYS * day else None
+    return None

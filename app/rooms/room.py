@@ -16,10 +16,13 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
+from typing import Literal
 
 from app.game.match import Match
 from app.game.rules import Rules
 from app.identity import hash_token
+from app.notify.notices import Notifier
+from app.rooms import schedule
 from app.rooms.autoplay import think
 from app.rooms.chat import Chat
 from app.rooms.connection import Connection
@@ -27,21 +30,12 @@ from app.rooms.current_match import CurrentMatch
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.fanout import Renderings, send_state
 from app.rooms.lobby import Lobby, Seat, Target
+from app.rooms.pace import Pace
 from app.rooms.persistence import RoomStore, now
 from app.rooms.presence import Presence
-from app.rooms.schedule import (
-    RETRY_SECONDS,
-    Action,
-    Due,
-    Timing,
-    TurnClock,
-    away_now,
-    clock_left,
-    next_due,
-    seat_due,
-    table_facts,
-)
+from app.rooms.schedule import Action, Due, Timing, away_now, clock_left, next_due, seat_due, table_facts
 from app.rooms.seat_links import Link, LinkKind, SeatLinks, link_seat
+from app.rooms.slow_room import SlowRoom
 from app.rooms.stepping import check_step
 from app.rooms.timer import TimedAction, Timer
 from app.rooms.versions import first_version
@@ -53,7 +47,7 @@ CLOSE_RESTART = 1012
 """Close code for connections of a room going away with its server: "service restart, reconnect"."""
 
 
-class Room:
+class Room(SlowRoom):
     """A table people join by its code, and the match played at it.
 
     Actions are coroutines that raise :class:`RoomError` and change nothing
@@ -63,7 +57,8 @@ class Room:
 
     def __init__(self, *, code: str, rules: Rules, store: RoomStore, timing: Timing | None = None,
                  rng: random.Random | None = None, created_at: datetime | None = None,
-                 clock: Callable[[], float] = time.monotonic, epoch: int = 0) -> None:
+                 clock: Callable[[], float] = time.monotonic, epoch: int = 0, notifier: Notifier | None = None,
+                 hour_seconds: float = 3600.0, wall: Callable[[], datetime] = now) -> None:
         self.code = code
         self.lobby = Lobby(rules)
         self.current = CurrentMatch(store, code)
@@ -71,18 +66,18 @@ class Room:
         self.created_at = created_at or now()
         self.presence = Presence()
         self.lock = asyncio.Lock()
-        self.timing = timing or Timing()
+        self._start_slow(store, timing or Timing(), notifier, hour_seconds, wall)
         self.closed = False
         self.stored = False  # whether storage has the room yet: until then its code must be new there
         self._store = store
         self._rng = rng or random.SystemRandom()
         self._clock = clock
         self.last_active = clock()
-        self._turn = TurnClock(clock())
+        self._turn = schedule.TurnClock(clock())
         self._away: frozenset[int] = frozenset()
-        self._timer = Timer(f"room {code}", then=self._reschedule, retry_seconds=RETRY_SECONDS)
+        self._timer = Timer(f"room {code}", then=self._reschedule, retry_seconds=schedule.RETRY_SECONDS)
         self._renderings: Renderings | None = None
-        self._links = SeatLinks(self.timing.seat_link)
+        self._links = SeatLinks(self._timing.seat_link)
         self.chat = Chat()  # in memory only: a restart forgets it (app/rooms/chat.py)
 
     # ------------------------------------------------------------------ queries
@@ -121,7 +116,8 @@ class Room:
                 connected=self.presence.connected_seats(self.seats), away=self._away,
                 spectators=self.presence.spectators(self.seats), stepped=self.presence.stepped_seats(self.seats),
                 turn_seconds=self.lobby.turn_seconds, turn_remaining=clock_left(
-                    self.match, self.seats, self._turn, self.lobby.turn_seconds, self._clock())), known)
+                    self.match, self.seats, self._turn, self.lobby.turn_seconds, self._clock()),
+                pace=self.lobby.pace, slow=self.slow.shown(self.seats, self._wall()), webhook=self.slow.webhook), known)
         return known
 
     def view_for(self, token_hash: str | None) -> RoomView:
@@ -132,10 +128,7 @@ class Room:
 
     async def join(self, name: str, host_token: str | None = None) -> tuple[int, str]:
         """Seat a new person called ``name``, or with ``host_token`` the seatless host again; ``(seat, token)``.
-
-        Refused (``RoomError``) as :meth:`Lobby.joined` says, or while a
-        match is in progress.
-        """
+        Refused (``RoomError``) as :meth:`Lobby.joined` says, or while a match is in progress."""
         async with self.lock:
             lobby, token = self.lobby.joined(name, host_token)
             self.current.require_not_playing("match_watch")
@@ -160,6 +153,7 @@ class Room:
         await self.current.settle()  # the finished match is forgotten below: it must be stored first
         removed = self.seats[seat]
         await self._save(self.lobby.without(seat))
+        self.herald.dropped(removed.token_hash)
         if self.phase == "finished":
             self.current.clear()  # the finished match numbers its players by the old seats
         self.presence.forget(removed.token_hash)
@@ -172,45 +166,42 @@ class Room:
 
     async def hand_to_bot(self, token_hash: str | None, target: Target, strength: str = "normal") -> None:
         """The host hands an away person's seat, the one ``target`` aims at, to a bot of ``strength`` for good.
-
-        The person loses the seat and may watch. Refused as :meth:`Lobby.require_away_seat` says.
-        """
+        The person loses the seat and may watch. Refused as :meth:`Lobby.require_away_seat` says."""
         async with self.lock:
             index = self.lobby.require_away_seat(token_hash, target, self._away)
+            gone = self.seats[index].token_hash
             await self._save(self.lobby.with_seat_to_bot(index, strength))
+            self.herald.dropped(gone)
             self._changed()
 
     def seat_link(self, token_hash: str | None, kind: LinkKind, target: Target | None = None) -> Link:
         """A one-time link that moves a seat to another browser, for the asker alone (see :mod:`.seat_links`).
 
-        ``device``: the asker's own seat; ``seat``: the host gives the away
-        player's seat ``target`` aims at to someone new. Refused as
-        :func:`~app.rooms.seat_links.link_seat` says. The room does not
-        change (so no lock: nothing here waits, and a change being stored
-        meanwhile comes after it).
-        """
+        ``device``: the asker's own seat; ``seat``: the host gives the away player's seat ``target`` aims at
+        to someone new. Refused as :func:`~app.rooms.seat_links.link_seat` says. The room does not change
+        (so no lock: nothing here waits, and a change being stored meanwhile comes after it)."""
         index = link_seat(self.lobby, token_hash, kind, target, self._away)
         return self._links.issue(kind, self.code, index, self.seats[index], self._clock())
 
     async def take_seat(self, secret: str) -> tuple[int, str, str]:
         """Open the link of ``secret`` in a new browser: its seat is theirs; returns ``(seat, player, token)``.
 
-        The seat keeps its cards, its turn and its name; its old token stops
-        working and that person's connections watch from now on (told with
-        ``seat_moved``). Refused as :meth:`SeatLinks.open` says.
-        """
+        The seat keeps its cards, its turn and its name; its old token stops working and that person's
+        connections watch from now on (told with ``seat_moved``). Refused as :meth:`SeatLinks.open` says."""
         async with self.lock:
             moment = self._clock()
             move = self._links.open(secret, self.lobby, moment, self._compute_away())
             await self._save(move.lobby)
             self._links.forget(move.old_player)
+            self.herald.dropped(move.old_token_hash)
             self.presence.moved(move.old_token_hash, hash_token(move.token), moment, move.notice)
             self._changed()
             return move.seat, move.player, move.token
 
-    async def set_rules(self, token_hash: str | None, rules: Rules) -> None:
-        """The host changes the rules before a match starts."""
-        await self._change(token_hash, "rules_fixed", lambda old: replace(old, rules=rules))
+    async def set_rules(self, token_hash: str | None, rules: Rules, pace: Pace | Literal[False] | None = False) -> None:
+        """The host changes the rules before a match starts, and the pace (``False``: unchanged; ``None``: live)."""
+        await self._change(token_hash, "rules_fixed",
+                           lambda old: replace(old, rules=rules, pace=old.pace if pace is False else pace))
 
     async def set_clock(self, token_hash: str | None, seconds: int | None) -> None:
         """The host sets the turn clock (seconds per turn) or turns it off (``None``)."""
@@ -242,12 +233,12 @@ class Room:
                    match_id: str | None = None) -> None:
         """The person in ``token_hash``'s seat plays ``card`` (a card code), checked by the engine.
 
-        ``match_id`` and ``moment`` name the match and moment the card was
-        chosen for (:meth:`CurrentMatch.play`): ``stale_play`` if the table
-        has moved on since.
-        """
+        ``match_id`` and ``moment`` name the match and moment the card was chosen for
+        (:meth:`CurrentMatch.play`): ``stale_play`` if the table has moved on since."""
         async with self.lock:
-            await self.current.play(self.lobby.require_seat(token_hash), card, moment, match_id)
+            seat = self.lobby.require_seat(token_hash)
+            await self.current.play(seat, card, moment, match_id)
+            self._set_slow(self.slow.acted(self.seats[seat].player, self._wall()))
             self._changed()
 
     async def step_away(self, token_hash: str | None, away: bool = True) -> None:
@@ -256,13 +247,13 @@ class Room:
             person = check_step(self.lobby, self.match, self.presence, token_hash, away)
             await self._save(self.lobby, stepped=self.presence.after_step(person, away))
             self.presence.step(person, away)
+            if not away:  # back: a vacation ends too
+                self._set_slow(self.slow.with_vacation(self.seats[self.lobby.require_seat(person)].player, None))
             self._changed()
 
     async def deal_next(self) -> bool:
         """Deal the next deal if one is due (the timer calls it after the pause that follows a deal).
-
-        Returns ``False`` when storage failed and nothing changed (to be tried again).
-        """
+        Returns ``False`` when storage failed and nothing changed (to be tried again)."""
         async with self.lock:
             before = self.match
             done = await self.current.deal_next(self._rng)
@@ -271,13 +262,11 @@ class Room:
             return done
 
     async def _auto_play(self) -> bool:
-        """Play for the seat to play if a bot, an absence or the clock says so now.
+        """Play for the seat to play if a bot, an absence, the clock or a slow room's deadline says so now.
 
-        The bot thinks off the event loop (:func:`~app.rooms.autoplay.think`:
-        a worker thread, or a worker process for the ``expert``) on the state
-        it was shown; if the state changed meanwhile its card is dropped. Returns ``False`` when
-        the play could not be stored (the timer tries again).
-        """
+        The bot thinks off the event loop (:func:`~app.rooms.autoplay.think`: a worker thread, or a worker
+        process for the ``expert``) on the state it was shown; if the state changed meanwhile its card is
+        dropped. Returns ``False`` when the play could not be stored (the timer tries again)."""
         match = self.match
         due = self._turn_due()
         if match is None or match.turn is None or due is None or due.delay > 0:
@@ -290,6 +279,7 @@ class Room:
                 return True
             try:
                 await self.current.play(seat, card.code, decided_by=self.presence.decider(self.seats[seat], due.reason))
+                self._set_slow(self.slow.played_for(self.seats[seat].player, due.reason))
                 self._changed()
             except RoomError as error:
                 log.warning("room %s: the %s bot's card for seat %d was refused: %s", self.code, due.reason,
@@ -299,6 +289,8 @@ class Room:
 
     def _turn_due(self) -> Due | None:
         """When and how the seat to play will be played for (``None``: not at all)."""
+        if self.lobby.pace is not None:
+            return self._slow_due(self._turn.started)
         return seat_due(self.match, self.seats, self.presence, self._turn.started, self.lobby.turn_seconds,
                         self._clock(), self.timing)
 
@@ -336,8 +328,9 @@ class Room:
             self._changed()
 
     def _changed(self) -> None:
-        """A new state: note the turn, bump the version, show it to everyone, re-arm the timer."""
+        """A new state: note the turn (a slow room's deadline too), bump the version, show it, re-arm the timers."""
         self._turn.note(self.match, self._clock())
+        self._note_slow()
         self._away = self._compute_away()
         self.version += 1
         self.last_active = self._clock()
@@ -354,11 +347,8 @@ class Room:
             self.chat.welcome(conn, self.current.match_id)
 
     async def detach(self, conn: Connection, gone_since: float | None = None) -> None:
-        """Remove a connection that closed; the others see the new presence.
-
-        ``gone_since`` is when its person was last heard from, if before now
-        (a page that stopped beating), in the room's clock.
-        """
+        """Remove a connection that closed; the others see the new presence. ``gone_since`` is when its person
+        was last heard from, if before now (a page that stopped beating), in the room's clock."""
         async with self.lock:
             if self.presence.detach(conn, self._clock() if gone_since is None else gone_since):
                 self._changed()
@@ -381,6 +371,7 @@ class Room:
         """Stop the room's timer and let every connection finish (the room is going away)."""
         self.closed = True
         self._timer.stop()
+        self.herald.stop()
         for conn in list(self.connections):
             conn.close_code = CLOSE_RESTART
             conn.finish()

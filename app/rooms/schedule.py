@@ -7,8 +7,10 @@ and carries it out itself. Nothing here touches a room, a clock or a task.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -43,6 +45,13 @@ class Timing:
     away_grace: float = 60.0
     hard_budget: float = 0.15
     seat_link: float = 600.0
+
+
+@functools.lru_cache(maxsize=64)
+def slow_timing(timing: Timing) -> Timing:
+    """A slow room's timings from a live room's ``timing``: no away grace (the deadline replaces it, and
+    hosting does not pass on for being away) and no pause between deals."""
+    return replace(timing, away_grace=math.inf, deal_pause=0.0)
 
 
 def moment_of(match: Match) -> tuple[int, int]:
@@ -136,6 +145,28 @@ def turn_due(facts: TurnFacts, timing: Timing) -> Due | None:
     if facts.clock is not None:
         candidates.append(Due(max(0.0, facts.clock - facts.turn_for), STAND_IN, "clock"))
     return min(candidates, key=lambda due: due.delay)
+
+
+def slow_turn_due(*, bot: str | None, stepped: bool, vacation: bool, turn_for: float, deadline_in: float | None,
+                  timing: Timing) -> Due | None:
+    """When and how the seat to play in a slow room is played for (``None``: not at all).
+
+    A bot seat plays after ``bot_delay`` (``turn_for``: seconds since the
+    turn began); a person who stepped away or is on ``vacation`` is played
+    for by the stand-in at that same pace; anyone else at their deadline,
+    ``deadline_in`` seconds from now (``None``: no deadline known), whoever is
+    connected: a slow table never waits for its players to come back.
+    """
+    pause = max(0.0, timing.bot_delay - turn_for)
+    if bot is not None:
+        return Due(pause, bot, "bot")
+    if stepped:
+        return Due(pause, STAND_IN, "away")
+    if vacation:
+        return Due(pause, STAND_IN, "vacation")
+    if deadline_in is None:
+        return None
+    return Due(max(0.0, deadline_in), STAND_IN, "deadline")
 
 
 def away_seats(absent_for: Sequence[float | None], timing: Timing) -> frozenset[int]:

@@ -9,6 +9,7 @@ reaches nobody but its owner.
 from __future__ import annotations
 
 import functools
+from datetime import datetime
 from typing import NamedTuple
 
 from app.game.cards import Card
@@ -19,6 +20,7 @@ from app.game.standings import placings
 from app.game.summary import DealSummary
 from app.game.views import HandCard, HandView, MatchView, SeatView, hand_at_rest, hand_view, view_for
 from app.rooms.lobby import Seat, seat_of
+from app.rooms.pace import Pace
 from app.wording import deal_sentences, describe_rules
 from app.wording.refusals import WAITING
 
@@ -54,6 +56,9 @@ class SeatInfo(NamedTuple):
     connected: bool
     away: bool
     stepped_away: bool = False
+    played_for: str | None = None
+    """In a slow room, why the bot plays for the person: ``"vacation"``, or ``"deadline"`` (it played their last
+    turn at its deadline); ``None`` otherwise."""
 
 
 class Standing(NamedTuple):
@@ -95,6 +100,12 @@ class RoomView(NamedTuple):
     turn_seconds: int | None
     turn_remaining: float | None
     score_sheet: tuple[DealScore, ...] = ()
+    pace: Pace | None = None
+    """A slow room's pace (``None``: a live room)."""
+    deadline: datetime | None = None
+    """When the turn waited for in a slow room runs out (``None``: nobody is to play)."""
+    webhook: str | None = None
+    """The slow room's chat webhook URL, in the host's own view only."""
 
     @property
     def rules_text(self) -> list[str]:
@@ -196,6 +207,11 @@ class Table(NamedTuple):
     turn_seconds: int | None
     turn_remaining: float | None
     stepped: frozenset[int] = frozenset()
+    pace: Pace | None = None
+    slow: tuple[datetime | None, tuple[str | None, ...]] = (None, ())
+    """A slow room's deadline and why the bot plays for each seat (:meth:`~app.rooms.slow.SlowTable.shown`)."""
+    webhook: tuple[str, str] | None = None
+    """A slow room's chat webhook and the language posted in (shown to the host only)."""
 
     @property
     def phase(self) -> str:
@@ -222,7 +238,8 @@ def public_view(table: Table, earlier_sheet: KnownSheet | None = None) -> RoomVi
             public = SeatView(index, seat_state.name, 0, table.rules.lives, False, False, False, 0, ())
         seats.append(SeatInfo(*public, seat_state.player, seat_state.bot, index == host_seat, False,
                               seat_state.is_bot or index in table.connected, index in table.away,
-                              index in table.stepped and index in table.away))
+                              index in table.stepped and index in table.away,
+                              table.slow[1][index] if index < len(table.slow[1]) else None))
     standings: tuple[Standing, ...] = ()
     if match is not None and match.finished:
         places = placings(match)
@@ -249,6 +266,8 @@ def public_view(table: Table, earlier_sheet: KnownSheet | None = None) -> RoomVi
         turn_seconds=table.turn_seconds,
         turn_remaining=table.turn_remaining,
         score_sheet=_sheet(match, earlier_sheet),
+        pace=table.pace,
+        deadline=table.slow[0] if phase == "playing" else None,
     )
 
 
@@ -292,7 +311,8 @@ def viewer_view(public: RoomView, table: Table, seat: int | None, *, host: bool 
     if seat is not None and seat < len(seats):  # the public seats are nobody's: only the viewer's own changes
         seats = (*seats[:seat], seats[seat]._replace(is_you=True), *seats[seat + 1:])
     return public._replace(you_seat=seat, you_are_host=host, hand=hand.cards if hand is not None else (),
-                           match=engine_view, seats=seats)
+                           match=engine_view, seats=seats,
+                           webhook=table.webhook[0] if host and table.webhook is not None else None)
 
 
 def own_hand(table: Table, seat: int | None) -> HandView | None:

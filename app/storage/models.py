@@ -151,7 +151,11 @@ class RoomRow(Base):
     taken by the first process that needs them). ``epoch`` is its owner's
     fencing number (:class:`RoomOwnerRow`). ``host_token_hash``
     identifies the host (who need not be seated); ``turn_seconds`` is the
-    room's turn clock, ``None`` when off.
+    room's turn clock, ``None`` when off. ``turn_hours`` makes it a slow room
+    (hours a turn, ``None``: live); ``slow`` holds what a slow room keeps
+    besides (``app.rooms.slow.SlowTable.to_json``: deadlines, notices sent,
+    quiet hours, vacations); ``wake_at`` is when a slow room asleep in the
+    database is next due (``None``: awake, or nothing due).
     """
 
     __tablename__ = "rooms"
@@ -160,6 +164,9 @@ class RoomRow(Base):
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
     host_token_hash: Mapped[str | None] = mapped_column(StoredText(64))
     turn_seconds: Mapped[int | None]
+    turn_hours: Mapped[int | None]
+    slow: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    wake_at: Mapped[datetime | None] = mapped_column(index=True)
     created_at: Mapped[datetime]
     closed_at: Mapped[datetime | None] = mapped_column(index=True)
     epoch: Mapped[int] = mapped_column(server_default="0")

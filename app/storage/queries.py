@@ -55,7 +55,7 @@ from app.storage.values import ActiveMatch, Fence, FinishedMatch, MatchPage, Roo
 
 def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_token_hash: str | None,
               seats: Iterable[SeatRecord], created_at: datetime, turn_seconds: int | None = None,
-              new: bool = False) -> None:
+              new: bool = False, turn_hours: int | None = None) -> None:
     """Insert or update room ``code`` (reopening it if closed) and replace its seats with ``seats``.
 
     ``new``: the room is being opened, so no row may have its code yet; raises
@@ -70,6 +70,7 @@ def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_tok
     room.rules = dict(rules)
     room.host_token_hash = host_token_hash
     room.turn_seconds = turn_seconds
+    room.turn_hours = turn_hours
     room.created_at = created_at
     room.closed_at = None
     session.flush()
@@ -77,6 +78,18 @@ def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_tok
     session.add_all(SeatRow(room_code=code, seat=seat.seat, name=seat.name, token_hash=seat.token_hash, bot=seat.bot,
                             player=seat.player, stepped_away=seat.stepped_away)
                     for seat in seats)
+
+
+def save_slow(session: Session, *, code: str, slow: Mapping[str, Any] | None, wake_at: datetime | None) -> None:
+    """Store what slow room ``code`` keeps besides its lobby, and when it is next due; nothing for an unknown room."""
+    session.execute(update(RoomRow).where(RoomRow.code == code).values(slow=None if slow is None else dict(slow),
+                                                                       wake_at=wake_at))
+
+
+def due_rooms(session: Session, *, now: datetime) -> list[str]:
+    """The codes of the open rooms asleep in the database whose next deadline or notice is due by ``now``."""
+    return list(session.scalars(select(RoomRow.code).where(RoomRow.closed_at.is_(None), RoomRow.wake_at <= now)
+                                .order_by(RoomRow.wake_at)))
 
 
 def close_room(session: Session, *, code: str, closed_at: datetime) -> None:
@@ -311,12 +324,15 @@ def _with_deciders(connection: Connection, match_id: str, record: Mapping[str, A
     return {**record, "deals": deals}
 
 
-def abandon_match(session: Session, *, match_id: str, ended_at: datetime) -> None:
-    """Mark a match in progress abandoned; nothing happens for an unknown match or one no longer in progress."""
+def abandon_match(session: Session, *, match_id: str, ended_at: datetime,
+                  placings: Sequence[int] | None = None) -> None:
+    """Mark a match in progress abandoned, with the standings it ended at (``placings``, each seat's place)
+    if given; nothing happens for an unknown match or one no longer in progress."""
     if _cannot_hold(MatchRow.id, match_id):
         return
+    standings = {} if placings is None else {"placings": list(placings)}
     session.execute(update(MatchRow).where(MatchRow.id == match_id, MatchRow.status == IN_PROGRESS)
-                    .values(status=ABANDONED, ended_at=ended_at))
+                    .values(status=ABANDONED, ended_at=ended_at, **standings))
 
 
 def digest_of(record: Mapping[str, Any]) -> str:
@@ -409,7 +425,8 @@ def active_rooms(session: Session, *, code: str | None = None) -> list[RoomSnaps
             }
             active = ActiveMatch(match_id=match.id, started_at=match.started_at, record=record)
         snapshots.append(RoomSnapshot(code=room.code, rules=room.rules, host_token_hash=room.host_token_hash,
-                                      turn_seconds=room.turn_seconds,
+                                      turn_seconds=room.turn_seconds, turn_hours=room.turn_hours,
+                                      slow=room.slow, wake_at=room.wake_at,
                                       created_at=room.created_at, seats=tuple(seats.get(room.code, [])),
                                       match=active, finished=last, epoch=room.epoch))
     return snapshots

@@ -130,7 +130,7 @@ class Storage:
 
     def save_room(self, *, code: str, rules: Mapping[str, Any], host_token_hash: str | None,
                   seats: Sequence[SeatRecord], created_at: datetime, turn_seconds: int | None = None,
-                  new: bool = False, fence: Fence | None = None) -> None:
+                  new: bool = False, fence: Fence | None = None, turn_hours: int | None = None) -> None:
         """Insert or update room ``code`` and replace its seats.
 
         ``rules``: the room's rules options (a JSON-ready dict, docs/rules.md §3);
@@ -138,7 +138,7 @@ class Storage:
         need not be seated) or ``None``; ``turn_seconds``: the turn clock in
         seconds, ``None`` when off; ``seats``: the occupied seats (at most
         one per index), each saying whether its player stepped away from the
-        match being played; ``created_at``: aware. A
+        match being played; ``created_at``: aware; ``turn_hours``: a slow room's hours a turn (``None``: live). A
         closed room saved again is open again. ``new``: the room is being
         opened, and must not take over a stored room's row: raises
         :class:`~app.storage.errors.RoomCodeTaken` when its code is stored
@@ -149,9 +149,23 @@ class Storage:
         """
         with self._unit(f"save room {code!r}", write=True, fence=None if new else fence) as session:
             queries.save_room(session, code=code, rules=rules, host_token_hash=host_token_hash, seats=seats,
-                              created_at=created_at, turn_seconds=turn_seconds, new=new)
+                              created_at=created_at, turn_seconds=turn_seconds, new=new, turn_hours=turn_hours)
             if new and fence is not None:
                 ownership.own_new_room(session, fence, taken_at=created_at)
+
+    def save_slow(self, *, code: str, slow: Mapping[str, Any] | None, wake_at: datetime | None = None,
+                  fence: Fence | None = None) -> None:
+        """Store what slow room ``code`` keeps besides its lobby (``slow``, JSON-ready: deadlines, notices sent,
+        quiet hours, vacations) and ``wake_at``, when the room is next due if it sleeps in the database
+        (``None``: it is awake). Nothing happens for an unknown room. Raises :class:`StorageError`."""
+        with self._unit(f"save slow room {code!r}", write=True, fence=fence) as session:
+            queries.save_slow(session, code=code, slow=slow, wake_at=wake_at)
+
+    def due_rooms(self, *, now: datetime) -> list[str]:
+        """The codes of the open rooms asleep in the database that are due by ``now`` (aware), soonest first.
+        Raises :class:`StorageError`."""
+        with self._unit("list the due rooms", write=False) as session:
+            return queries.due_rooms(session, now=now)
 
     def close_room(self, *, code: str, closed_at: datetime, fence: Fence | None = None) -> None:
         """Mark room ``code`` closed (gone from memory): it is no longer restored at start.
@@ -295,14 +309,16 @@ class Storage:
             queries.finish_match, match_id=match_id, record=record, placings=placings, winners=winners,
             ended_at=ended_at)))
 
-    def abandon_match(self, *, match_id: str, ended_at: datetime, fence: Fence | None = None) -> None:
-        """Mark a match in progress abandoned: kept, but neither restored nor listed.
+    def abandon_match(self, *, match_id: str, ended_at: datetime, fence: Fence | None = None,
+                      placings: Sequence[int] | None = None) -> None:
+        """Mark a match in progress abandoned: kept, but neither restored nor listed; with ``placings`` (each
+        seat's place, from 1) the standings it ended at are kept with it.
 
         Does nothing for an unknown match or one already finished or
         abandoned. Raises :class:`StorageError`.
         """
         with self._unit(f"abandon match {match_id!r}", write=True, fence=fence) as session:
-            queries.abandon_match(session, match_id=match_id, ended_at=ended_at)
+            queries.abandon_match(session, match_id=match_id, ended_at=ended_at, placings=placings)
 
     # Restart
 

@@ -92,6 +92,12 @@ class RoomSnapshot:
     match: ActiveMatch | None
     finished: ActiveMatch | None = None
     epoch: int = 0
+    turn_hours: int | None = None
+    """A slow room's hours a turn (``None``: a live room)."""
+    slow: dict[str, Any] | None = None
+    """What a slow room keeps besides its lobby (``app.rooms.slow.SlowTable.to_json``), ``None``: nothing."""
+    wake_at: datetime | None = None
+    """When the room, asleep in the database, is next due."""
     """The room's epoch as read: after it was taken (``Storage.take_room``), the taker's."""
 
 

@@ -52,7 +52,7 @@ def differences(url: str) -> list[object]:
 def test_the_migrations_folder_is_found_from_anywhere(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert migrations_folder() == ROOT / "migrations"
-    assert head_revision() == "0009"
+    assert head_revision() == "0010"
 
 
 def test_upgrade_builds_the_models_schema(empty_url):

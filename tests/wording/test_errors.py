@@ -12,7 +12,7 @@ from app.wording.language import LANGUAGES, speaking
 
 FACTS = {"name": "Ana", "count": 7, "low": 2, "high": 7, "seconds": 30, "kind": "'x'", "field": "'y'",
          "strengths": "easy, normal, hard", "hello": '{"type": "hello"}', "detail": "?", "text": "'ZZ'",
-         "codes": "oops, sad", "length": 9, "method": "PUT"}
+         "codes": "oops, sad", "length": 9, "method": "PUT", "hours": "1, 4"}
 
 
 def test_counted_and_plain_reasons_do_not_overlap():

@@ -1,0 +1,272 @@
+"""A slow room: its pace in the state, deadlines met by the bot, vacations, quiet hours, the webhook, restarts
+and when its players are told their turn."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from app.game.rules import Rules
+from app.identity import hash_token
+from app.notify.notices import Notifier, TurnNotice
+from app.rooms.errors import RoomError
+from app.rooms.pace import Pace, QuietHours, quiet_hours_from
+from app.rooms.protocol import state_json
+from app.rooms.registry import RoomRegistry
+from app.rooms.room import Room
+from app.rooms.schedule import Timing
+from app.rooms.slow import quiet_hours_change, vacation_change, webhook_change
+from app.settings import Settings
+from tests.rooms.test_room import Socket, connect
+
+pytestmark = pytest.mark.anyio
+
+FAST = Timing(bot_delay=0.0, away_grace=0.01, deal_pause=5.0)
+
+
+class RecordingNotifier(Notifier):
+    """The push service's side of the notifier, on loopback: what would have been sent, in order."""
+
+    def __init__(self) -> None:
+        self.pushes: list[tuple[str, TurnNotice]] = []
+        self.posts: list[tuple[str, TurnNotice, str]] = []
+        self.dropped: list[str] = []
+
+    async def push_turn(self, *, token_hash, notice, still_due):
+        self.pushes.append((token_hash, notice))
+        return 1
+
+    async def post_webhook(self, url, notice, language):
+        self.posts.append((url, notice, language))
+        return True
+
+    async def drop_seat(self, *, room_code, token_hash):
+        self.dropped.append(token_hash)
+
+
+async def slow_room(store, hours: float, notifier: Notifier | None = None, players: int = 3,
+                    seed: int = 7) -> tuple[Room, list[str]]:
+    room = Room(code="SLOW1", rules=Rules(), store=store, timing=FAST, rng=random.Random(seed),
+                notifier=notifier, hour_seconds=hours)
+    tokens = []
+    for name in ("Ana", "Ben", "Cy", "Dan")[:players]:
+        tokens.append((await room.join(name))[1])
+    await room.set_rules(hash_token(tokens[0]), Rules(), Pace(1))
+    return room, tokens
+
+
+async def settle(condition, limit: float = 10.0) -> None:
+    """Wait until ``condition()`` holds (the room's timers run meanwhile)."""
+    async with asyncio.timeout(limit):
+        while not condition():
+            await asyncio.sleep(0.005)
+
+
+async def test_the_state_says_the_pace_and_the_deadline(store):
+    room, tokens = await slow_room(store, hours=3600.0)
+    state = state_json(room.view_for(hash_token(tokens[0])))
+    assert state["pace"] == {"turn_hours": 1} and state["deadline"] is None
+    await room.start(hash_token(tokens[0]))
+    state = state_json(room.view_for(None))
+    deadline = datetime.fromisoformat(state["deadline"].replace("Z", "+00:00"))
+    assert state["deadline"].endswith("Z")
+    assert timedelta(minutes=59) < deadline - datetime.now(UTC) <= timedelta(hours=1)
+    assert [seat["played_for"] for seat in state["seats"]] == [None, None, None]
+    room.close()
+
+
+async def test_a_live_room_has_no_pace(store):
+    room = Room(code="LIVE1", rules=Rules(), store=store)
+    _, token = await room.join("Ana")
+    state = state_json(room.view_for(hash_token(token)))
+    assert state["pace"] is None and state["deadline"] is None
+    room.close()
+
+
+async def test_nobody_is_played_for_before_the_deadline_though_everyone_is_gone(store):
+    room, tokens = await slow_room(store, hours=3600.0)
+    await room.start(hash_token(tokens[0]))
+    before = room.match
+    await asyncio.sleep(0.2)  # twenty times the live table's away grace
+    assert room.match is before and not room.table().away
+    room.close()
+
+
+async def test_at_the_deadline_the_bot_plays_one_card_and_marks_the_seat(store):
+    room, tokens = await slow_room(store, hours=0.05)  # a turn lasts 50 ms
+    await room.start(hash_token(tokens[0]))
+    first = room.match.turn
+    await settle(lambda: room.match.turn != first)
+    assert not room.seats[first].is_bot and room.seats[first].token_hash == hash_token(tokens[first])
+    state = state_json(room.view_for(None))
+    assert state["seats"][first]["played_for"] == "deadline"
+    # Acting again clears the mark.
+    await settle(lambda: room.match.turn == first)
+    await room.play(hash_token(tokens[first]), room.match.legal_cards(first)[0].code)
+    assert state_json(room.view_for(None))["seats"][first]["played_for"] is None
+    room.close()
+
+
+async def test_a_player_on_vacation_is_played_for_at_once_until_they_act(store):
+    room, tokens = await slow_room(store, hours=3600.0)
+    await room.start(hash_token(tokens[0]))
+    seat = room.match.turn
+    await room.change_slow(vacation_change(hash_token(tokens[seat]), 3, room.hour_seconds))
+    assert state_json(room.view_for(None))["seats"][seat]["played_for"] == "vacation"
+    await settle(lambda: room.match.turn != seat)
+    assert room.seats[seat].token_hash == hash_token(tokens[seat])  # the seat stays theirs
+    # Acting ends it: a card of theirs, or coming back.
+    player = room.seats[seat].player
+    assert not room.slow.acted(player, datetime.now(UTC)).on_vacation(player, datetime.now(UTC))
+    room.close()
+
+
+async def test_a_vacation_is_checked_and_ends_with_zero(store):
+    room, tokens = await slow_room(store, hours=3600.0)
+    ana = hash_token(tokens[0])
+    for days in (15, -1, "2", None):
+        with pytest.raises(RoomError):
+            await room.change_slow(vacation_change(ana, days, room.hour_seconds))
+    await room.change_slow(vacation_change(ana, 14, room.hour_seconds))
+    assert room.slow.vacations
+    await room.change_slow(vacation_change(ana, 0, room.hour_seconds))
+    assert not room.slow.vacations
+    with pytest.raises(RoomError) as refused:
+        await room.change_slow(vacation_change(None, 2, room.hour_seconds))
+    assert refused.value.code == "not_seated"
+    room.close()
+
+
+async def test_quiet_hours_are_a_seated_players_in_a_slow_room_only(store):
+    room, tokens = await slow_room(store, hours=3600.0)
+    quiet = quiet_hours_from("23:00", "08:00", "Europe/Copenhagen")
+    await room.change_slow(quiet_hours_change(hash_token(tokens[1]), quiet))
+    assert room.slow.quiet == {room.seats[1].player: quiet}
+    live = Room(code="LIVE2", rules=Rules(), store=store)
+    _, token = await live.join("Ana")
+    with pytest.raises(RoomError) as refused:
+        await live.change_slow(quiet_hours_change(hash_token(token), quiet))
+    assert (refused.value.code, refused.value.status) == ("bad_request", 422)
+    room.close()
+    live.close()
+
+
+async def test_only_the_host_sets_the_webhook_and_only_the_host_sees_it(store):
+    room, tokens = await slow_room(store, hours=3600.0)
+    url = "https://discord.com/api/webhooks/1/abc"
+    with pytest.raises(RoomError) as refused:
+        await room.change_slow(webhook_change(hash_token(tokens[1]), url, "en"))
+    assert refused.value.code == "not_host"
+    await room.change_slow(webhook_change(hash_token(tokens[0]), url, "da"))
+    assert state_json(room.view_for(hash_token(tokens[0])))["you"]["webhook"] == url
+    assert "webhook" not in state_json(room.view_for(hash_token(tokens[1])))["you"]
+    assert url not in str(state_json(room.view_for(None)))
+    live = Room(code="LIVE3", rules=Rules(), store=store)
+    _, token = await live.join("Ana")
+    with pytest.raises(RoomError) as refused:
+        await live.change_slow(webhook_change(hash_token(token), url, "en"))
+    assert (refused.value.code, refused.value.status) == ("webhook_refused", 422)
+    room.close()
+    live.close()
+
+
+async def test_each_turn_is_pushed_once_to_an_absent_player_and_posted_to_the_webhook(store):
+    notifier = RecordingNotifier()
+    room, tokens = await slow_room(store, hours=3600.0, notifier=notifier)
+    await room.change_slow(webhook_change(hash_token(tokens[0]), "https://discord.com/api/webhooks/1/a", "da"))
+    await room.start(hash_token(tokens[0]))
+    first = room.match.turn
+    await settle(lambda: len(notifier.pushes) == 1 and len(notifier.posts) == 1)
+    token_hash, notice = notifier.pushes[0]
+    assert token_hash == hash_token(tokens[first])
+    assert notice == TurnNotice(room.code, room.seats[first].name, room.slow.turn.deadline, reminder=False)
+    assert notifier.posts[0][2] == "da"
+    # A connection of the next player is open: they are not pushed, the webhook still is.
+    following = (first + 1) % 3
+    conn = connect(room, Socket(), hash_token(tokens[following]))
+    conn.start()
+    await room.attach(conn)
+    await room.play(hash_token(tokens[first]), room.match.legal_cards(first)[0].code)
+    await settle(lambda: len(notifier.posts) == 2)
+    await asyncio.sleep(0.05)
+    assert len(notifier.pushes) == 1
+    # Nothing more for the same turn, however often the room changes.
+    await room.detach(conn)
+    await asyncio.sleep(0.05)
+    assert len(notifier.pushes) == 1
+    room.close()
+
+
+async def test_the_reminder_comes_at_four_fifths_of_the_deadline(store):
+    notifier = RecordingNotifier()
+    room, tokens = await slow_room(store, hours=0.5, notifier=notifier)  # a turn lasts half a second
+    await room.start(hash_token(tokens[0]))
+    first = room.match.turn
+    await settle(lambda: any(notice.reminder for _, notice in notifier.pushes))
+    assert [notice.reminder for _, notice in notifier.pushes[:2]] == [False, True]
+    assert room.match.turn == first or room.slow.turn.key[2] != first
+    room.close()
+
+
+async def test_a_push_due_in_quiet_hours_waits(store):
+    notifier = RecordingNotifier()
+    room, tokens = await slow_room(store, hours=3600.0, notifier=notifier)
+    now = datetime.now(UTC)
+    quiet = QuietHours((now - timedelta(minutes=5)).time().replace(second=0, microsecond=0),
+                       (now + timedelta(minutes=30)).time().replace(second=0, microsecond=0), "UTC")
+    for seat, token in enumerate(tokens):
+        await room.change_slow(quiet_hours_change(hash_token(token), quiet))
+    await room.start(hash_token(tokens[0]))
+    await asyncio.sleep(0.1)
+    assert notifier.pushes == []
+    assert room.herald.wake_at is not None and room.herald.wake_at > now + timedelta(minutes=20)
+    assert room.slow.turn.deadline > now + timedelta(minutes=20, hours=1)
+    room.close()
+
+
+async def test_a_seat_moved_or_removed_drops_its_subscriptions(store):
+    notifier = RecordingNotifier()
+    room, tokens = await slow_room(store, hours=3600.0, notifier=notifier)
+    await room.remove_seat(hash_token(tokens[0]), room_target(room, 2))
+    await settle(lambda: notifier.dropped == [hash_token(tokens[2])])
+    link = room.seat_link(hash_token(tokens[1]), "device")
+    await room.take_seat(link.secret)
+    await settle(lambda: notifier.dropped[-1] == hash_token(tokens[1]))
+    room.close()
+
+
+def room_target(room: Room, seat: int):
+    from app.rooms.lobby import Target
+    return Target(player=room.seats[seat].player, seat=seat)
+
+
+async def test_a_restart_keeps_the_deadline_the_settings_and_what_was_told(store, tmp_path):
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'r.db'}", slow_hour_seconds=3600.0)
+    notifier = RecordingNotifier()
+    registry = RoomRegistry(settings, store)
+    registry.notifier = notifier
+    room, _, token = await registry.create("Ana", Rules(), Pace(4))
+    ben = (await room.join("Ben"))[1]
+    later = datetime.now(UTC) + timedelta(hours=2)  # quiet hours that do not hold now, whenever the test runs
+    quiet = QuietHours(later.time().replace(second=0, microsecond=0),
+                       (later + timedelta(hours=1)).time().replace(second=0, microsecond=0), "UTC")
+    await room.change_slow(quiet_hours_change(hash_token(ben), quiet))
+    await room.start(hash_token(token))
+    await settle(lambda: len(notifier.pushes) == 1)
+    deadline = room.slow.turn.deadline
+    await room.herald.written()
+    await registry.shutdown(wait=1.0)
+
+    again = RoomRegistry(settings, store)
+    again.notifier = notifier
+    assert await again.restore() == 1
+    restored = again.get(room.code)
+    assert restored.lobby.pace == Pace(4)
+    assert restored.slow.turn.deadline == deadline
+    assert restored.slow.quiet == room.slow.quiet
+    await asyncio.sleep(0.05)
+    assert len(notifier.pushes) == 1  # told before the restart: not again
+    await again.shutdown(wait=1.0)
