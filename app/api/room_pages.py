@@ -149,10 +149,11 @@ def _pace(public: RoomView) -> Hashable:
 
 def _seated_or_host(viewer: Viewer) -> Hashable:
     # At a slow table a seated player gets the notification, quiet-hours and vacation controls, the host the
-    # webhook's; at a live table the region is empty for everyone.
+    # webhook's with its URL (the host's alone); at a live table the region is empty for everyone.
     if _pace(viewer.public) is None:
         return None
-    return viewer.seat is not None, viewer.host
+    webhook = viewer.table.webhook
+    return viewer.seat is not None, viewer.host, webhook[0] if viewer.host and webhook is not None else None
 
 
 def _host_or_spectator(viewer: Viewer) -> Hashable:

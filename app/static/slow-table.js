@@ -90,7 +90,10 @@
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(found.toJSON())
     }).then(function (answer) {
-      if (!answer.ok) throw new Error("the room answered " + answer.status);
+      // Read to its end (it is empty), so that the browser does not count the request as given up.
+      return answer.text().then(function () {
+        if (!answer.ok) throw new Error("the room answered " + answer.status);
+      });
     });
   }
 
