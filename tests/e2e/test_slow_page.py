@@ -136,11 +136,11 @@ CLICK_JS = """async (tag) => {
 """Dispatches the worker's ``notificationclick`` handler for the notification of ``tag``, as a click would."""
 
 
-def notifications(tab: Tab, count: int) -> list[dict[str, Any]]:
-    """The site's notifications shown now, once there are ``count`` of them."""
+def notifications(tab: Tab, count: int, title: str | None = None) -> list[dict[str, Any]]:
+    """The site's notifications shown now, once there are ``count`` of them (one of them titled ``title``)."""
     for _ in range(600):
         shown: list[dict[str, Any]] = tab.page.evaluate(NOTIFICATIONS_JS)
-        if len(shown) == count:
+        if len(shown) == count and (title is None or any(item["title"] == title for item in shown)):
             return shown
         tab.page.wait_for_timeout(50)
     raise AssertionError(f"{count} notifications expected, {len(shown)} shown: {shown}")
@@ -170,6 +170,8 @@ def test_a_push_shows_its_tables_notification_and_a_click_on_it_opens_the_table(
                       "url": f"/r/{code}"}]
     # A newer push for the same table replaces the one before; another table's stands beside it.
     deliver(tab, session, registration, TurnNotice(code, "Ana", deadline, reminder=True))
+    assert [item["title"] for item in notifications(tab, 1, f"Still your turn at Table {code}")] == [
+        f"Still your turn at Table {code}"]
     deliver(tab, session, registration, TurnNotice(other, "Ana", deadline, reminder=False))
     shown = notifications(tab, 2)
     assert sorted((item["tag"], item["title"]) for item in shown) == sorted(
