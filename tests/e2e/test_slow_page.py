@@ -248,7 +248,7 @@ def test_a_seated_player_turns_notifications_on_with_a_click_renews_them_at_each
 
 
 def test_quiet_hours_vacation_and_the_hosts_webhook_are_set_from_the_page(
-        open_tab: Any, push_server: LiveServer) -> None:
+        open_tab: Any, push_server: LiveServer, screenshots: Path) -> None:
     code, (ana_token, ben_token) = slow_room(push_server, "Ana", "Ben")
     tab = open_tab("ana", live=push_server, timezone_id="Europe/Copenhagen", **DESKTOP)
     sign_in(tab, code, ana_token)
@@ -281,10 +281,20 @@ def test_quiet_hours_vacation_and_the_hosts_webhook_are_set_from_the_page(
     ben.goto(f"/r/{code}")
     assert ben.page.locator("#slow .quiet-form").count() == 1
     assert ben.page.locator("#slow .webhook-form").count() == 0
-    # Without push on, no notification is offered (this server has it on: its button is there).
     assert ben.page.locator("#slow .notify-button").count() == 1
     assert audit(ben) == []
-    assert tab.problems() == [] and ben.problems() == []
+    # On a phone the settings are in the "Link and settings" panel, one tap away.
+    phone = open_tab("ben-phone", live=push_server, viewport={"width": 390, "height": 844}, is_mobile=True,
+                     has_touch=True)
+    sign_in(phone, code, ben_token)
+    phone.goto(f"/r/{code}")
+    assert phone.page.locator("#slow .quiet-form").is_hidden()
+    phone.page.locator('.panel-tab[data-panel="more"]').click()
+    phone.page.locator("#slow .quiet-form").scroll_into_view_if_needed()
+    assert phone.page.locator("#slow .quiet-form").is_visible()
+    phone.page.screenshot(path=str(screenshots / "slow-settings-390.png"), full_page=True)
+    assert audit(phone) == []
+    assert tab.problems() == [] and ben.problems() == [] and phone.problems() == []
 
 
 def test_a_slow_tables_page_closes_its_socket_while_hidden_and_a_live_tables_keeps_it(
