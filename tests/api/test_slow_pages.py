@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from app.api.room_pages import translate_page_message
 from app.wording.language import LANGUAGES, speaking, translations
 from tests.api.conftest import Peer, open_room
 
@@ -76,3 +77,49 @@ def test_a_closed_or_unknown_table_reads_as_missing(client):
     assert answer.status_code == 404
     assert answer.json()["error"] == "no_such_room"
     assert answer.headers["cache-control"] == "private, no-store"
+
+
+def slow_settings(page: str) -> str:
+    """The slow table's settings region of a room page (empty when the page has none)."""
+    start = page.find('<section id="slow"')
+    return page[start:page.index("</section>", start)] if start >= 0 else ""
+
+
+def test_a_slow_tables_page_offers_notifications_only_with_push_on_and_the_webhook_only_to_its_host(make_client):
+    for push in (False, True):
+        client = make_client(vapid_subject="mailto:ops@cucumber.cards" if push else None,
+                             webhook_hosts="http://127.0.0.1:9/")
+        code, (ana, ben) = open_room(client, ["Ana", "Ben"], pace={"turn_hours": 24})
+        host = Peer(client, code, ana)
+        host.send({"type": "set_webhook", "url": "http://127.0.0.1:9/api/webhooks/1/x"})
+        host.latest()
+        assert [m for m in host.received if m["type"] == "error"] == []
+        seated(client, code, ana)
+        region = slow_settings(client.get(f"/r/{code}").text)
+        assert 'data-pace="24"' in region and 'data-seated="yes"' in region
+        assert ('class="notify-button"' in region) is push
+        if push:
+            assert f'data-push-path="/r/{code}/push"' in region and 'data-key-path="/api/push/key"' in region
+        assert 'name="from"' in region and 'name="days"' in region
+        assert 'value="http://127.0.0.1:9/api/webhooks/1/x"' in region  # the host's own
+        seated(client, code, ben)
+        region = slow_settings(client.get(f"/r/{code}").text)
+        assert 'name="from"' in region and "webhook" not in region and "127.0.0.1:9" not in region
+        client.cookies.clear()
+        watching = slow_settings(client.get(f"/r/{code}").text)
+        assert 'data-pace="24"' in watching and 'data-seated' not in watching and 'name="from"' not in watching
+        host.close()
+
+
+def test_a_live_tables_page_has_no_slow_settings(client):
+    code, (ana,) = open_room(client, ["Ana"])
+    seated(client, code, ana)
+    page = client.get(f"/r/{code}").text
+    assert '<section id="slow" class="slow-settings" hx-swap-oob="true" hidden>' in page
+    assert 'data-awake="match"' in page
+
+
+def test_the_tables_vacation_form_sends_its_days_as_a_number():
+    assert translate_page_message({"type": "set_vacation", "days": "3", "HEADERS": {}}) == {
+        "type": "set_vacation", "days": 3}
+    assert translate_page_message({"type": "set_vacation", "days": "three"})["days"] == "three"  # refused later
