@@ -76,11 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print the report as one JSON line")
 
     bench = commands.add_parser("bench", help="run a benchmark and print its figures as one JSON line")
-    bench.add_argument("name", choices=["engine", "storage", "load", "coach", "push"],
+    bench.add_argument("name", choices=["engine", "storage", "load", "coach", "push", "slow"],
                        help="what to measure: the rules engine, storing plays (a commit each, or a group commit), "
                             "many tables against a real server (load: see docs/performance.md), the coach "
-                            "grading a 4-player match of 10 deals, or pushing turns to a push service on "
-                            "loopback (push: see docs/slow-tables.md)")
+                            "grading a 4-player match of 10 deals, pushing turns to a push service on "
+                            "loopback (push: see docs/slow-tables.md), or slow tables played over pushes "
+                            "against a real server (slow: accepted play to the push service's 201)")
     bench.add_argument("--matches", type=int, default=2000, help="engine: matches per round (default 2000)")
     bench.add_argument("--rounds", type=int, default=3, help="engine: rounds; the fastest counts (default 3)")
     bench.add_argument("--seed", type=int, default=1, help="engine, load and coach: random seed (default 1)")
@@ -102,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--push-tables", type=int, default=100,
                        help="push: tables whose turns are pushed at once (default 100)")
     bench.add_argument("--push-rounds", type=int, default=5, help="push: rounds of pushes (default 5)")
+    bench.add_argument("--slow-tables", type=int, default=100,
+                       help="slow: slow tables of four played over pushes at once (default 100)")
+    bench.add_argument("--slow-plays", type=int, default=24, help="slow: plays per table (default 24)")
     bench.add_argument("--port", type=int, default=0, help="load: the servers' port (default: a free one)")
     bench.add_argument("--preset", default="quick", help="load: the rooms' rules preset (default quick)")
     bench.add_argument("--languages", default="en", metavar="CODES",
@@ -214,6 +218,13 @@ def _run(argv: Sequence[str] | None) -> int:
                          seed=args.seed, env=args.env, languages=args.languages, chat=args.chat,
                          database=args.database, cluster=args.cluster, processes=args.processes,
                          postgres_url=args.postgres_url, redis_url=args.redis_url)
+    if args.command == "bench" and args.name == "slow":
+        from bench import slow
+
+        if args.slow_tables < 1 or args.slow_plays < 1:
+            parser.error("--slow-tables and --slow-plays must be at least 1")
+        slow.main(tables=args.slow_tables, plays=args.slow_plays, folder=args.dir)
+        return 0
     if args.command == "bench" and args.name == "push":
         from bench import push
 

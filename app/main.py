@@ -101,7 +101,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         node = Node(settings, RoomStore(storage, observer=metrics))
         registry = node.registry
         # Before the rooms are restored: a slow room's reminder that fell due while the server was down goes now.
-        registry.notifier = notifier = await Notifier.start(settings, storage)
+        notifier = await Notifier.start(settings, storage, on_push=metrics.push_answered,
+                                        on_webhook=metrics.webhook_posted)
+        registry.notifier = notifier
         metrics.count_rooms(lambda: len(registry.rooms))
         try:
             restored = await node.start()

@@ -43,6 +43,13 @@ class Metrics:
                                  ["call"], buckets=STORAGE_BUCKETS, registry=registry)
         self.storage_failures = Counter("cucumber_storage_failures", "Storage calls of the rooms that failed, by call.",
                                         ["call"], registry=registry)
+        self.pushes = Counter("cucumber_pushes", "Push attempts by outcome: accepted (201), gone (404 or 410, the "
+                              "subscription deleted), retry (429, 5xx or no answer; tried again while the turn "
+                              "waits), refused (a redirect or another answer; given up), unsent (the endpoint no "
+                              "longer passes its checks).", ["outcome"], registry=registry)
+        self.webhooks = Counter("cucumber_webhook_posts", "Posts to tables' chat webhooks by outcome: accepted, "
+                                "failed (no answer, a redirect or another answer), unsent (the URL no longer "
+                                "passes its checks).", ["outcome"], registry=registry)
         # The histogram of each call, looked up once: labels() checks and locks on every call, and a busy
         # server makes one storage call a play.
         self._storage_by_call: dict[str, Histogram] = {}
@@ -83,6 +90,14 @@ class Metrics:
     def limits_sharing(self, shared: bool) -> None:
         """The per-address limits are counted in Redis (``shared``), or in this process's memory."""
         self.limits_shared.set(1 if shared else 0)
+
+    def push_answered(self, outcome: str) -> None:
+        """One push attempt ended with ``outcome`` (``accepted``, ``gone``, ``retry``, ``refused``, ``unsent``)."""
+        self.pushes.labels(outcome).inc()
+
+    def webhook_posted(self, outcome: str) -> None:
+        """One post to a chat webhook ended with ``outcome`` (``accepted``, ``failed``, ``unsent``)."""
+        self.webhooks.labels(outcome).inc()
 
     def exposition(self) -> tuple[bytes, str]:
         """Every metric in the Prometheus text format, and its content type."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,7 +24,7 @@ from app.notify.urls import (
 )
 from app.notify.webhook import WebhookSender
 from app.settings import Settings
-from app.storage import Storage
+from app.storage import Storage, StorageError
 
 __all__ = ["Notifier", "PushOff", "TurnNotice"]
 
@@ -46,14 +47,18 @@ class Notifier:
     (``push_enabled`` false, ``public_key`` ``None``) it pushes nothing (:meth:`push_turn` returns 0)
     and refuses subscriptions with :class:`PushOff`; webhooks still work. Every request it sends
     goes to an address checked first (``app.notify.urls``): pinned, with short timeouts, following no
-    redirect. Neither subscriptions nor webhook URLs are ever logged.
+    redirect. Neither subscriptions nor webhook URLs are ever logged. ``resolver`` looks host names up
+    (default: the system's resolver) and ``tls`` checks https (default: the system's authorities): tests
+    give their own. ``on_push`` and ``on_webhook`` are told how each push attempt and each post ended (the
+    outcomes of :class:`~app.notify.push.PushSender` and :class:`~app.notify.webhook.WebhookSender`).
     """
 
     push_enabled: bool
     public_key: str | None
 
     def __init__(self, *, settings: Settings, storage: Storage | None, keys: VapidKeys | None,
-                 resolver: Resolver | None = None) -> None:
+                 resolver: Resolver | None = None, tls: ssl.SSLContext | None = None,
+                 on_push: Callable[[str], None] | None = None, on_webhook: Callable[[str], None] | None = None) -> None:
         self.settings = settings
         self.storage = storage
         self.keys = keys
@@ -63,12 +68,16 @@ class Notifier:
         self.push_allowlist = Allowlist.parse(settings.push_endpoints)
         self.webhook_allowlist = Allowlist.parse(settings.webhook_hosts)
         self._push = PushSender(keys, subject=settings.push_subject, resolver=self.resolver,
-                                allowlist=self.push_allowlist) if keys is not None else None
-        self._webhook = WebhookSender(resolver=self.resolver, allowlist=self.webhook_allowlist)
+                                allowlist=self.push_allowlist, tls=tls, on_outcome=on_push) \
+            if keys is not None else None
+        self._webhook = WebhookSender(resolver=self.resolver, allowlist=self.webhook_allowlist, tls=tls,
+                                      on_outcome=on_webhook)
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @classmethod
-    async def start(cls, settings: Settings, storage: Storage, *, resolver: Resolver | None = None) -> Notifier:
+    async def start(cls, settings: Settings, storage: Storage, *, resolver: Resolver | None = None,
+                    tls: ssl.SSLContext | None = None, on_push: Callable[[str], None] | None = None,
+                    on_webhook: Callable[[str], None] | None = None) -> Notifier:
         """The notifier for ``settings``: with push on, its VAPID keys are read from ``storage``, or made (P-256)
         and stored at the first start (one pair for every process of a cluster), and subscriptions not renewed
         for :data:`STALE_DAYS` are forgotten. Raises :class:`~app.storage.StorageError` when the database fails,
@@ -80,7 +89,8 @@ class Notifier:
                                                 renewed_before=datetime.now(UTC) - timedelta(days=STALE_DAYS))
             if forgotten:
                 log.info("forgot %d push subscription(s) not renewed for %d days", forgotten, STALE_DAYS)
-        return cls(settings=settings, storage=storage, keys=keys, resolver=resolver)
+        return cls(settings=settings, storage=storage, keys=keys, resolver=resolver, tls=tls, on_push=on_push,
+                   on_webhook=on_webhook)
 
     # The calls of the slow room
 
@@ -115,8 +125,16 @@ class Notifier:
         return sum(results)
 
     def send_turn(self, *, token_hash: str, notice: TurnNotice, still_due: Callable[[], bool]) -> asyncio.Task[int]:
-        """:meth:`push_turn` as a task of its own, kept until it ends (and cancelled by :meth:`close`)."""
-        return self._keep(self.push_turn(token_hash=token_hash, notice=notice, still_due=still_due))
+        """:meth:`push_turn` as a task of its own, kept until it ends (and cancelled by :meth:`close`); a
+        database failure is logged, and the task's result is 0."""
+        return self._keep(self._push_logged(token_hash=token_hash, notice=notice, still_due=still_due))
+
+    async def _push_logged(self, *, token_hash: str, notice: TurnNotice, still_due: Callable[[], bool]) -> int:
+        try:
+            return await self.push_turn(token_hash=token_hash, notice=notice, still_due=still_due)
+        except StorageError as error:
+            log.warning("the pushes of a turn at room %s were not sent: %s", notice.room_code, error)
+            return 0
 
     async def post_webhook(self, url: str, notice: TurnNotice, language: str) -> bool:
         """Post ``notice`` to the chat webhook at ``url`` (Discord or Slack, by its host), in ``language`` (a code

@@ -51,25 +51,29 @@ class SendFailed(Exception):
     out. The message says which, without the URL."""
 
 
-_TLS = ssl.create_default_context()
+TLS = ssl.create_default_context()
+"""How https is checked: the system's certificate authorities, the URL's host name."""
 
 
-async def post(target: Target, *, headers: Mapping[str, str], body: bytes,
+async def post(target: Target, *, headers: Mapping[str, str], body: bytes, tls: ssl.SSLContext | None = None,
                connect_seconds: float = CONNECT_SECONDS, answer_seconds: float = ANSWER_SECONDS) -> Answer:
     """POST ``body`` with ``headers`` to ``target`` (resolved: :meth:`Target.resolve`), connecting to its
     checked addresses in turn until one answers; the answer is whatever status came, a redirect included
-    (not followed). Raises :class:`SendFailed` when none answers within the timeouts (seconds)."""
+    (not followed). An https target's certificate is checked with ``tls`` (default :data:`TLS`) for the
+    URL's host, which is also the TLS server name (SNI) and the ``Host`` header. Raises
+    :class:`SendFailed` when none answers within the timeouts (seconds), or the certificate fails."""
     if not target.addresses:
         raise SendFailed("the target was not resolved")
     try:
-        return await asyncio.wait_for(_post(target, headers, body, connect_seconds), answer_seconds)
+        return await asyncio.wait_for(_post(target, headers, body, connect_seconds, tls or TLS), answer_seconds)
     except TimeoutError:
         raise SendFailed("no answer in time") from None
 
 
-async def _post(target: Target, headers: Mapping[str, str], body: bytes, connect_seconds: float) -> Answer:
+async def _post(target: Target, headers: Mapping[str, str], body: bytes, connect_seconds: float,
+                context: ssl.SSLContext) -> Answer:
     parts = target.parts
-    tls = _TLS if parts.scheme == "https" else None
+    tls = context if parts.scheme == "https" else None
     failure = "no address could be connected to"
     for address in target.addresses:
         try:

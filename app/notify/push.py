@@ -12,6 +12,7 @@ import base64
 import email.utils
 import json
 import logging
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -185,11 +186,16 @@ def retry_after(answer: Answer, now: float | None = None) -> float | None:
 class PushSender:
     """Sends the pushes of turns, signed with ``keys`` for VAPID subject ``subject`` (``mailto:`` or
     ``https:``), to endpoints ``allowlist`` allows, resolved by ``resolver``. ``first_retry`` is the first
-    back-off in seconds (it doubles at each retry)."""
+    back-off in seconds (it doubles at each retry); ``tls`` checks https (default: the system's authorities).
+    ``on_outcome`` is told how each attempt ended: ``accepted``, ``gone``, ``retry``, ``refused`` or
+    ``unsent``."""
 
     def __init__(self, keys: VapidKeys, *, subject: str | None, resolver: Resolver, allowlist: Allowlist,
-                 first_retry: float = FIRST_RETRY_SECONDS) -> None:
+                 first_retry: float = FIRST_RETRY_SECONDS, tls: ssl.SSLContext | None = None,
+                 on_outcome: Callable[[str], None] | None = None) -> None:
         self.keys = keys
+        self.tls = tls
+        self.on_outcome = on_outcome or (lambda _outcome: None)
         self.subject = subject or ""
         self.resolver = resolver
         self.allowlist = allowlist
@@ -243,24 +249,29 @@ class PushSender:
                 await target.resolve(self.resolver)
             except RefusedUrl as refused:
                 log.warning("a push was not sent: %s", refused.reason)
+                self.on_outcome("unsent")
                 return 0
             headers, body = await asyncio.to_thread(self.request, subscription, notice, ttl=int(left),
                                                     audience=target.parts.origin)
             pause: float | None = None
             try:
-                answer = await post(target, headers=headers, body=body)
+                answer = await post(target, headers=headers, body=body, tls=self.tls)
             except SendFailed as failed:
                 log.info("a push service did not answer (%s); trying again", failed)
             else:
                 if answer.accepted:
+                    self.on_outcome("accepted")
                     return 1
                 if answer.status in (404, 410):
+                    self.on_outcome("gone")
                     await gone(subscription)
                     return 0
                 if answer.status != 429 and answer.status < 500:
                     log.warning("a push service refused a push with %d", answer.status)
+                    self.on_outcome("refused")
                     return 0
                 pause = retry_after(answer)
+            self.on_outcome("retry")
             pause = wait if pause is None else pause
             if pause >= notice.seconds_left():
                 return 0

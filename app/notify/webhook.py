@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import logging
 import re
+import ssl
+from collections.abc import Callable
 
 from app.notify.outbound import SendFailed, post
 from app.notify.turns import TurnNotice
@@ -80,11 +82,15 @@ def message(kind: str, notice: TurnNotice, language: str) -> bytes:
 
 class WebhookSender:
     """Posts turns to chat webhooks that ``allowlist`` (``CUCUMBER_WEBHOOK_HOSTS``) allows, resolving their
-    hosts with ``resolver``."""
+    hosts with ``resolver`` and checking https with ``tls`` (default: the system's authorities); ``on_outcome``
+    is told how each post ended: ``accepted``, ``failed`` or ``unsent``."""
 
-    def __init__(self, *, resolver: Resolver, allowlist: Allowlist) -> None:
+    def __init__(self, *, resolver: Resolver, allowlist: Allowlist, tls: ssl.SSLContext | None = None,
+                 on_outcome: Callable[[str], None] | None = None) -> None:
         self.resolver = resolver
         self.allowlist = allowlist
+        self.tls = tls
+        self.on_outcome = on_outcome or (lambda _outcome: None)
 
     def target(self, url: object) -> tuple[Target, str]:
         """``url`` as a target and its chat's kind, before its host is looked up. Raises :class:`RefusedUrl`
@@ -107,13 +113,16 @@ class WebhookSender:
             await target.resolve(self.resolver)
         except RefusedUrl as refused:
             log.warning("a chat webhook was not posted to: %s", refused.reason)
+            self.on_outcome("unsent")
             return False
         try:
             answer = await post(target, headers={"Content-Type": "application/json"},
-                                body=message(kind, notice, language))
+                                body=message(kind, notice, language), tls=self.tls)
         except SendFailed as failed:
             log.warning("a chat webhook did not answer: %s", failed)
+            self.on_outcome("failed")
             return False
         if not answer.accepted:
             log.warning("a chat webhook answered %d", answer.status)
+        self.on_outcome("accepted" if answer.accepted else "failed")
         return answer.accepted

@@ -122,12 +122,15 @@ class Herald:
                 await asyncio.sleep(RETRY_SECONDS)
 
     async def written(self) -> bool:
-        """Wait until the slow state as it is now has been stored; ``False`` if the room stopped first."""
-        writer = self._writer
-        if writer is not None and not writer.done():
+        """Wait until the slow state as it is now has been stored (or a later one); ``False`` if the room
+        stopped first."""
+        while not self.stopped:
+            writer = self._writer
+            if writer is None or writer.done():
+                return not self._dirty
             with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.shield(writer)
-        return not self.stopped and not self._dirty
+                await asyncio.shield(writer)  # a change made meanwhile starts another writer: that one too
+        return False
 
     # ------------------------------------------------------------------ notices
 

@@ -117,7 +117,8 @@ class RoomStore:
     async def save_slow(self, *, code: str, slow: dict[str, Any] | None, wake_at: datetime | None = None) -> None:
         """Store what slow room ``code`` keeps besides its lobby (JSON-ready), and ``wake_at``, when it is next
         due while asleep in the database (``None``: awake)."""
-        await self._run(self.storage.save_slow, code=code, slow=slow, wake_at=wake_at, fence=self.fence)
+        await self._observed("save_slow", self.storage.commit_slow(code=code, slow=slow, wake_at=wake_at,
+                                                                   fence=self.fence))
 
     async def due_rooms(self) -> list[str]:
         """The codes of the rooms asleep in the database that are due now, soonest first."""

@@ -227,6 +227,7 @@ class Room(SlowRoom):
             self.lobby.require_players()
             await self.current.start([seat.name for seat in self.seats], self.lobby.rules, self._rng)
             self.presence.end_steps()
+            self._set_slow(replace(self.slow, last_acted=self._wall(), missed=frozenset()))
             self._changed()
 
     async def play(self, token_hash: str | None, card: str, moment: tuple[int | None, int | None] | None = None,

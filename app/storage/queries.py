@@ -80,9 +80,11 @@ def save_room(session: Session, *, code: str, rules: Mapping[str, Any], host_tok
                     for seat in seats)
 
 
-def save_slow(session: Session, *, code: str, slow: Mapping[str, Any] | None, wake_at: datetime | None) -> None:
-    """Store what slow room ``code`` keeps besides its lobby, and when it is next due; nothing for an unknown room."""
-    session.execute(update(RoomRow).where(RoomRow.code == code).values(slow=None if slow is None else dict(slow),
+def save_slow(run: Session | Connection, *, code: str, slow: Mapping[str, Any] | None,
+              wake_at: datetime | None) -> None:
+    """Store what slow room ``code`` keeps besides its lobby, and when it is next due; nothing for an unknown room.
+    One update, in a session or (a unit of the group commit) on a connection."""
+    run.execute(update(RoomRow).where(RoomRow.code == code).values(slow=None if slow is None else dict(slow),
                                                                        wake_at=wake_at))
 
 

@@ -161,6 +161,14 @@ class Storage:
         with self._unit(f"save slow room {code!r}", write=True, fence=fence) as session:
             queries.save_slow(session, code=code, slow=slow, wake_at=wake_at)
 
+    async def commit_slow(self, *, code: str, slow: Mapping[str, Any] | None, wake_at: datetime | None = None,
+                          fence: Fence | None = None) -> None:
+        """:meth:`save_slow` in the next group commit, for a caller on the event loop: returns once it is
+        committed (a slow room writes this at each turn, beside the play that made it). Raises
+        :class:`StorageError` as :meth:`save_slow` does, and when the database refuses the whole batch."""
+        await self._batch.submit_waited(f"save slow room {code!r}", ownership.fenced(fence, partial(
+            queries.save_slow, code=code, slow=slow, wake_at=wake_at)))
+
     def due_rooms(self, *, now: datetime) -> list[str]:
         """The codes of the open rooms asleep in the database that are due by ``now`` (aware), soonest first.
         Raises :class:`StorageError`."""

@@ -124,3 +124,24 @@ def test_with_push_off_the_routes_say_so(make_client, service):
     answer = client.post(f"/api/rooms/{code}/push", json={"token": ana, "subscription": service.browser().subscription})
     assert answer.status_code == 404 and answer.json()["error"] == "push_off"
     assert client.post(f"/r/{code}/push", json=service.browser().subscription).status_code == 404
+
+
+def test_the_app_pushes_a_seats_turn_and_counts_it(pushing, service):
+    from datetime import UTC, datetime, timedelta
+    from functools import partial
+
+    from app.identity import hash_token
+    from app.notify import TurnNotice
+
+    code, [_, ben] = open_room(pushing, ["Ana", "Ben"])
+    browser = service.browser()
+    assert pushing.post(f"/api/rooms/{code}/push", json={"token": ben, "subscription": browser.subscription},
+                        headers={"Accept-Language": "es"}).status_code == 201
+    notifier = pushing.app.state.notifier  # type: ignore[attr-defined]
+    turn = TurnNotice(code, "Ben", datetime.now(UTC) + timedelta(hours=1), False)
+    sent = pushing.portal.call(partial(notifier.push_turn, token_hash=hash_token(ben), notice=turn,  # type: ignore[attr-defined]
+                                       still_due=lambda: True))
+    assert sent == 1 and service.faults == []
+    assert browser.pushes[0].payload["title"] == f"Tu turno en la Mesa {code}"
+    text = pushing.app.state.metrics.exposition()[0].decode()  # type: ignore[attr-defined]
+    assert 'cucumber_pushes_total{outcome="accepted"} 1.0' in text
