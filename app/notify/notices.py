@@ -10,7 +10,9 @@ import asyncio
 import logging
 import ssl
 from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from app.notify.push import PushSender, Subscription, VapidKeys, parse_subscription
@@ -30,6 +32,9 @@ __all__ = ["Notifier", "PushOff", "TurnNotice"]
 
 log = logging.getLogger(__name__)
 
+THREADS = 2
+"""Threads of the notifier's own, for reading subscriptions and encrypting pushes: the event loop's shared
+threads may be busy with the rooms' storage when a burst of turns is pushed."""
 STALE_DAYS = 35
 """A subscription whose page has not been opened for this long is forgotten at the next start: a slow match in
 which nobody acts for 30 days has ended."""
@@ -73,6 +78,9 @@ class Notifier:
         self._webhook = WebhookSender(resolver=self.resolver, allowlist=self.webhook_allowlist, tls=tls,
                                       on_outcome=on_webhook)
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._threads = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="cucumber-notify")
+        if self._push is not None:
+            self._push.threads = self._threads
 
     @classmethod
     async def start(cls, settings: Settings, storage: Storage, *, resolver: Resolver | None = None,
@@ -109,7 +117,7 @@ class Notifier:
         if self._push is None or self.storage is None:
             return 0
         storage = self.storage
-        records = await asyncio.to_thread(storage.push_subscriptions, room_code=notice.room_code,
+        records = await self._run(storage.push_subscriptions, room_code=notice.room_code,
                                           token_hash=token_hash)
         subscriptions = [Subscription(record.endpoint, record.p256dh, record.auth, record.language)
                          for record in records]
@@ -117,7 +125,7 @@ class Notifier:
             return 0
 
         async def gone(subscription: Subscription) -> None:
-            await asyncio.to_thread(storage.delete_push_subscription, room_code=notice.room_code,
+            await self._run(storage.delete_push_subscription, room_code=notice.room_code,
                                     endpoint=subscription.endpoint)
 
         results = await asyncio.gather(*(self._push.deliver(subscription, notice, still_due=still_due, gone=gone)
@@ -163,7 +171,7 @@ class Notifier:
         parsed = parse_subscription(subscription)
         target = check_url(parsed.endpoint, self.push_allowlist, PUSH_ENDPOINT_REFUSED)
         await target.resolve(self.resolver)
-        await asyncio.to_thread(self.storage.keep_push_subscription, room_code=room_code, token_hash=token_hash,
+        await self._run(self.storage.keep_push_subscription, room_code=room_code, token_hash=token_hash,
                                 endpoint=target.url, p256dh=parsed.p256dh, auth=parsed.auth, language=language,
                                 now=datetime.now(UTC))
 
@@ -172,7 +180,7 @@ class Notifier:
         happens for one it does not know. Raises :class:`~app.storage.StorageError`."""
         if self.storage is None or not isinstance(endpoint, str):
             return
-        await asyncio.to_thread(self.storage.delete_push_subscription, room_code=room_code, endpoint=endpoint,
+        await self._run(self.storage.delete_push_subscription, room_code=room_code, endpoint=endpoint,
                                 token_hash=token_hash)
 
     async def drop_seat(self, *, room_code: str, token_hash: str) -> None:
@@ -180,14 +188,14 @@ class Notifier:
         or moved to another browser). Raises :class:`~app.storage.StorageError`."""
         if self.storage is None:
             return
-        await asyncio.to_thread(self.storage.delete_seat_subscriptions, room_code=room_code, token_hash=token_hash)
+        await self._run(self.storage.delete_seat_subscriptions, room_code=room_code, token_hash=token_hash)
 
     async def drop_room(self, *, room_code: str) -> None:
         """Forget every subscription at table ``room_code`` (it has ended). Raises
         :class:`~app.storage.StorageError`."""
         if self.storage is None:
             return
-        await asyncio.to_thread(self.storage.delete_room_subscriptions, room_code=room_code)
+        await self._run(self.storage.delete_room_subscriptions, room_code=room_code)
 
     def check_webhook(self, url: str) -> str:
         """``url`` as it will be used, if it may be a table's chat webhook: an https (or listed) URL on a host
@@ -201,6 +209,11 @@ class Notifier:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        self._threads.shutdown(wait=False)
+
+    async def _run(self, call: Callable[..., Any], /, **arguments: Any) -> Any:
+        """``call(**arguments)`` in one of the notifier's threads."""
+        return await asyncio.get_running_loop().run_in_executor(self._threads, partial(call, **arguments))
 
     def _keep(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(work)

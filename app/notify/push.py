@@ -15,8 +15,10 @@ import logging
 import ssl
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives import serialization
@@ -200,6 +202,8 @@ class PushSender:
         self.resolver = resolver
         self.allowlist = allowlist
         self.first_retry = first_retry
+        self.threads: Executor | None = None
+        """Where the CPU work of a push runs (``None``: the event loop's default threads)."""
         self._signer = keys.signer()
         self._tokens: dict[str, tuple[float, str]] = {}
 
@@ -251,8 +255,8 @@ class PushSender:
                 log.warning("a push was not sent: %s", refused.reason)
                 self.on_outcome("unsent")
                 return 0
-            headers, body = await asyncio.to_thread(self.request, subscription, notice, ttl=int(left),
-                                                    audience=target.parts.origin)
+            headers, body = await asyncio.get_running_loop().run_in_executor(
+                self.threads, partial(self.request, subscription, notice, ttl=int(left), audience=target.parts.origin))
             pause: float | None = None
             try:
                 answer = await post(target, headers=headers, body=body, tls=self.tls)

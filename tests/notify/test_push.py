@@ -201,3 +201,15 @@ async def test_many_pushes_go_out_together(notifier, service):
     results = await asyncio.gather(*(notifier.push_turn(token_hash=seat, notice=notice(), still_due=lambda: True)
                                      for seat in seats))
     assert results == [1] * 20 and service.faults == []
+
+
+def test_retry_after_is_read_as_seconds_or_as_a_date():
+    from app.notify.outbound import Answer
+    from app.notify.push import retry_after
+
+    now = 1_796_590_800.0  # Sun, 06 Dec 2026 21:00:00 GMT
+    assert retry_after(Answer(429, {"retry-after": "7"}), now) == 7
+    assert retry_after(Answer(503, {"retry-after": "Sun, 06 Dec 2026 21:00:30 GMT"}), now) == 30
+    assert retry_after(Answer(503, {"retry-after": "Sun, 06 Dec 2026 20:00:00 GMT"}), now) == 0
+    assert retry_after(Answer(503, {"retry-after": "soon"}), now) is None
+    assert retry_after(Answer(503, {}), now) is None
