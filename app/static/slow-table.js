@@ -1,7 +1,8 @@
 // A slow table's page (its #slow region): the room's code kept in this browser for "Your tables", turn
 // notifications (Web Push) turned on and off, and renewed at each visit, the quiet-hours form's time zone
-// taken from the browser, and the screen kept awake only on your turn. The page's socket is open only while
-// the page is shown (app.js), so that the server knows when to push.
+// taken from the browser, the turn's deadline shown in the reader's own time, and the screen kept awake only
+// on your turn. The page's socket is open only while the page is shown (app.js), so that the server knows when
+// to push.
 (function () {
   "use strict";
 
@@ -154,7 +155,24 @@
 
   var renewed = null;  // the code renewed on this visit
 
+  // The turn's deadline, written in UTC by the server, in the reader's own time and language.
+  function localDeadline() {
+    document.querySelectorAll("#status .deadline time[datetime]").forEach(function (time) {
+      if (time.dataset.local) return;
+      var moment = new Date(time.getAttribute("datetime"));
+      if (isNaN(moment.getTime())) return;
+      var options = { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" };
+      try {
+        time.textContent = moment.toLocaleString(document.documentElement.lang || undefined, options);
+      } catch (e) {
+        time.textContent = moment.toLocaleString();
+      }
+      time.dataset.local = "yes";
+    });
+  }
+
   function setUp() {
+    localDeadline();
     var box = region();
     if (!box) {
       room.dataset.awake = "match";

@@ -356,6 +356,12 @@ def test_your_tables_lists_this_browsers_slow_tables_awaited_first_with_their_de
     expected = tab.page.evaluate("""d => new Date(d).toLocaleString("en", {weekday: "short", day: "numeric",
       month: "short", hour: "2-digit", minute: "2-digit"})""", state["deadline"])
     assert deadline.inner_text() == expected
+    # The table's own page shows it so too.
+    tab.goto(f"/r/{second}")
+    tab.page.wait_for_selector("#status .deadline time[data-local]")
+    assert tab.page.locator("#status .deadline time").inner_text() == expected
+    tab.goto("/tables")
+    tab.page.wait_for_selector("#tables[data-ready]")
     if state["turn"] == ana_seat:
         assert tab.page.locator(".table-row").first.get_attribute("data-code") == second
         assert tab.page.locator(f'.table-row[data-code="{second}"].awaited .awaited-mark').inner_text() == "Your turn"
@@ -374,3 +380,20 @@ def test_your_tables_lists_this_browsers_slow_tables_awaited_first_with_their_de
     kept = tab.page.evaluate("() => JSON.stringify(Object.assign({}, localStorage))")
     assert first not in kept and ana_first not in kept and ana_second not in kept
     assert tab.problems() == []
+
+    # Offline, the page is the site's offline page: no table's state is kept anywhere to be shown instead.
+    tab.page.evaluate("async () => { await navigator.serviceWorker.ready; }")
+    tab.goto("/tables")  # the worker's page now
+    tab.context.set_offline(True)
+    try:
+        answer = tab.page.goto(push_server.url + "/tables")
+        assert answer is not None and answer.from_service_worker
+        tab.page.wait_for_selector("main[data-offline]")
+        assert tab.page.locator(".table-row").count() == 0
+        assert audit(tab) == []
+    finally:
+        tab.context.set_offline(False)
+    # Back by itself once the site answers (the offline page's check of the address may be cut short by
+    # that very reload: not a fault).
+    tab.page.wait_for_selector("#tables[data-ready]")
+    assert tab.page.locator(".table-row").count() == 1
