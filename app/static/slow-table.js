@@ -196,7 +196,9 @@
         renewed = code;
         renew(notify, code);
       } else {
-        show(notify, read(NOTIFY_KEY + code) === "on" && Notification.permission === "granted");
+        // The region sent again (the socket's first frame, a new host): as it was.
+        var on = read(NOTIFY_KEY + code) === "on" && Notification.permission === "granted";
+        show(notify, on, on ? words.on : "");
       }
     }
     var zone = box.querySelector("input.time-zone");
