@@ -397,3 +397,28 @@ def test_your_tables_lists_this_browsers_slow_tables_awaited_first_with_their_de
     # that very reload: not a fault).
     tab.page.wait_for_selector("#tables[data-ready]")
     assert tab.page.locator(".table-row").count() == 1
+
+
+IPHONE_SAFARI = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+                 "Version/17.5 Mobile/15E148 Safari/604.1")
+
+
+def test_on_an_iphone_outside_the_home_screen_the_page_says_how_to_get_notifications(
+        open_tab: Any, push_server: LiveServer) -> None:
+    code, (ana_token, _) = slow_room(push_server, "Ana", "Ben")
+    tab = open_tab("iphone", live=push_server, user_agent=IPHONE_SAFARI, viewport={"width": 390, "height": 844},
+                   is_mobile=True, has_touch=True)
+    # Safari in a tab, not opened from the Home Screen, has no push manager at all.
+    tab.context.add_init_script(script="delete window.PushManager;")
+    sign_in(tab, code, ana_token)
+    tab.goto(f"/r/{code}")
+    tab.page.locator('.panel-tab[data-panel="more"]').click()
+    home = tab.page.locator("#slow .notify-home")
+    home.wait_for()
+    assert "Add to Home Screen" in home.inner_text() and "Share" in home.inner_text()
+    button = tab.page.locator("#slow .notify-button")
+    assert button.is_enabled()
+    button.click()
+    assert tab.page.evaluate("() => document.activeElement.classList.contains('notify-home')")
+    assert audit(tab) == []
+    assert tab.problems() == []
