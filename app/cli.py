@@ -106,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--slow-tables", type=int, default=100,
                        help="slow: slow tables of four played over pushes at once (default 100)")
     bench.add_argument("--slow-plays", type=int, default=24, help="slow: plays per table (default 24)")
+    bench.add_argument("--slow-think", type=float, default=1.0,
+                       help="slow: seconds a player takes to answer their push, on average (default 1; 0: at once)")
     bench.add_argument("--port", type=int, default=0, help="load: the servers' port (default: a free one)")
     bench.add_argument("--preset", default="quick", help="load: the rooms' rules preset (default quick)")
     bench.add_argument("--languages", default="en", metavar="CODES",
@@ -221,9 +223,9 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.command == "bench" and args.name == "slow":
         from bench import slow
 
-        if args.slow_tables < 1 or args.slow_plays < 1:
-            parser.error("--slow-tables and --slow-plays must be at least 1")
-        slow.main(tables=args.slow_tables, plays=args.slow_plays, folder=args.dir)
+        if args.slow_tables < 1 or args.slow_plays < 1 or not args.slow_think >= 0:
+            parser.error("--slow-tables and --slow-plays must be at least 1, and --slow-think not negative")
+        slow.main(tables=args.slow_tables, plays=args.slow_plays, folder=args.dir, think=args.slow_think)
         return 0
     if args.command == "bench" and args.name == "push":
         from bench import push

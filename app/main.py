@@ -38,6 +38,7 @@ from app.api.language import SpeakTheVisitorsLanguage
 from app.api.routing import allowed_methods
 from app.api.seat_cookies import MoveOldSeatCookies
 from app.api.stopping import AnswerAtStop, ServerStopping, stopping
+from app.api.waking import WakeRooms
 from app.assets import ASSETS
 from app.caching import CacheHeaders
 from app.cluster.node import ClusterUnavailable, Node
@@ -222,6 +223,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Outside the pages' headers and language (the owner adds its own), inside the proxy headers
         # (a relayed request carries the client's own address and scheme).
         app.add_middleware(RelayMiddleware)
+    else:
+        app.add_middleware(WakeRooms)  # a slow room asleep in the database wakes for whoever asks for it
     # Around the relay too, which reads a relayed request's body before anything else.
     app.add_middleware(AnswerAtStop)
     # Outermost, so that every route and middleware sees the client's own address and scheme.

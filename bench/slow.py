@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import sys
 import tempfile
 import time
@@ -52,13 +53,16 @@ async def take_turns(port: int, table: Table, seat: int, timer: PushTimer) -> bo
     async with connect(f"ws://127.0.0.1:{port}/api/rooms/{table.code}/ws") as socket:
         await socket.send(json.dumps({"type": "hello", "token": table.tokens[seat]}))
         state = await next_state(socket)
-        while state["phase"] == "playing" and state["turn"] == seat:
+        while state["phase"] == "playing" and state["turn"] in (seat, None):
+            if state["turn"] is None:  # between deals: the next one's first turn may be this seat's
+                state = await next_state(socket)
+                continue
             before = moment(state)
             await socket.send(json.dumps({"type": "play", "card": state["you"]["legal"][0]}))
             while moment(state) <= before and state["phase"] == "playing":
                 state = await next_state(socket)
             table.plays += 1
-            if state["phase"] == "playing" and state["turn"] != seat:
+            if state["phase"] == "playing" and state["turn"] not in (seat, None):
                 timer.played(table.code)  # the play that makes another player's turn, who is away: pushed
         return bool(state["phase"] == "playing")
 
@@ -71,12 +75,17 @@ async def next_state(socket: Any) -> dict[str, Any]:
             return message["state"]  # type: ignore[no-any-return]
 
 
-async def play_table(port: int, table: Table, timer: PushTimer, plays: int) -> None:
-    """Play ``table`` by its pushes until it has made ``plays`` plays or its match is over; a table whose
-    push does not come within :data:`WAIT_SECONDS` stops (counted as ``stalled``)."""
+async def play_table(port: int, table: Table, timer: PushTimer, plays: int, think: float) -> None:
+    """Play ``table`` by its pushes until it has made ``plays`` plays or its match is over, each player
+    ``think`` seconds after their push (on average; between none and twice that); a table whose push does
+    not come within :data:`WAIT_SECONDS` stops (counted as ``stalled``)."""
+    chance = random.Random(table.code)
     try:
         seat = await asyncio.wait_for(table.turns.get(), WAIT_SECONDS)
-        while await take_turns(port, table, seat, timer) and table.plays < plays:
+        while True:
+            await asyncio.sleep(chance.uniform(0, 2 * think))
+            if not await take_turns(port, table, seat, timer) or table.plays >= plays:
+                break
             seat = await asyncio.wait_for(table.turns.get(), WAIT_SECONDS)
     except TimeoutError:
         table.stalled = True
@@ -96,9 +105,10 @@ async def route_pushes(service: FakePushService, tables: dict[str, Table], stop:
         await asyncio.sleep(0.005)
 
 
-async def measure(tables: int = 100, plays: int = 24, folder: str | None = None) -> dict[str, Any]:
-    """Run ``tables`` slow tables for ``plays`` plays each (or to the end of their match); the timer's report
-    (:meth:`PushTimer.report`), with ``tables`` and the run's length in seconds."""
+async def measure(tables: int = 100, plays: int = 24, folder: str | None = None, think: float = 1.0) -> dict[str, Any]:
+    """Run ``tables`` slow tables for ``plays`` plays each (or to the end of their match), each player taking
+    ``think`` seconds on average to answer their push; the timer's report (:meth:`PushTimer.report`), with
+    ``tables``, ``think`` and the run's length in seconds."""
     with tempfile.TemporaryDirectory(dir=folder) as place, FakePushService() as service:
         port = free_port()
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{Path(place) / 'slow.db'}",
@@ -129,13 +139,14 @@ async def measure(tables: int = 100, plays: int = 24, folder: str | None = None)
                         state = await next_state(socket)
                 if state["turn"] == 0:
                     table.turns.put_nowait(0)
-            await asyncio.gather(*(play_table(port, table, timer, plays) for table in made.values()))
+            await asyncio.gather(*(play_table(port, table, timer, plays, think) for table in made.values()))
             seconds = time.monotonic() - started
             stop.set()
             await router
         finally:
             server.stop()
-        return {"tables": tables, "plays": sum(table.plays for table in made.values()), "seconds": round(seconds, 1),
+        return {"tables": tables, "think": think, "plays": sum(table.plays for table in made.values()),
+                "seconds": round(seconds, 1),
                 **timer.report(), "stalled": sum(table.stalled for table in made.values()),
                 "faults": len(service.faults)}
 
@@ -161,6 +172,6 @@ async def open_table(port: int, service: FakePushService) -> Table:
     return Table(code, tokens, browsers)
 
 
-def main(tables: int = 100, plays: int = 24, folder: str | None = None) -> None:
+def main(tables: int = 100, plays: int = 24, folder: str | None = None, think: float = 1.0) -> None:
     """Print :func:`measure`'s figures as one JSON line."""
-    print(json.dumps({"bench": "slow", **asyncio.run(measure(tables, plays, folder))}))
+    print(json.dumps({"bench": "slow", **asyncio.run(measure(tables, plays, folder, think))}))

@@ -20,6 +20,8 @@ from app.game.rules import CHOICE, MAX_PLAYERS, MIN_PLAYERS, OPTIONS
     ["bench", "storage", "--rooms", "two"],
     ["bench", "storage", "--plays", "0"],
     ["bench", "push", "--push-tables", "0"],
+    ["bench", "slow", "--slow-tables", "0"],
+    ["bench", "slow", "--slow-think", "-1"],
 ])
 def test_bad_options_exit_with_status_2(argv, capsys):
     with pytest.raises(SystemExit) as caught:

@@ -75,6 +75,9 @@ class RoomRegistry:
         self.process = process or new_process_id(settings.process_name)
         self.ownership: Ownership = ownership or SoleOwnership()
         self.rooms: dict[str, Room] = {}
+        self.asleep: dict[str, asyncio.TimerHandle | None] = {}
+        """The slow rooms this process put to sleep in the database, each with the call that wakes it when its
+        next deadline or notice is due (:meth:`sleep`)."""
         self.notifier: Notifier | None = None
         """What tells slow rooms' players their turn (set in the app's lifespan; ``None``: nobody is told)."""
         self.stores: dict[str, RoomStore] = {}
@@ -238,6 +241,7 @@ class RoomRegistry:
         interval = min(60.0, max(0.05, shortest / 4))
         while not await pause(self._stopping, interval):
             await self.sweep()
+            await self.wake_due()
 
     async def sweep(self) -> list[str]:
         """Remove the rooms idle for ``room_idle_seconds`` (closed in storage) and the unused
@@ -251,6 +255,9 @@ class RoomRegistry:
                 phase=room.phase, quiet_for=facts.quiet_for, hour_seconds=self.settings.slow_hour_seconds,
                 since_acted=(now() - (room.slow.last_acted or room.created_at)).total_seconds())
             unused = verdict is None and is_unused(facts, self.settings.unused_room_seconds)
+            if verdict == "keep" and room.phase == "playing" and is_idle(facts, self.settings.room_idle_seconds):
+                await self.sleep(code, room)
+                continue
             if verdict == "keep" or (verdict is None and not unused
                                      and not is_idle(facts, self.settings.room_idle_seconds)):
                 continue
@@ -271,6 +278,73 @@ class RoomRegistry:
             removed.append(code)
         return removed
 
+    async def sleep(self, code: str, room: Room) -> bool:
+        """Put slow room ``code``, idle and waiting on a deadline, to sleep in the database: it is stored with
+        when it is next due (:meth:`~app.rooms.slow_room.SlowRoom.due_at`), leaves memory (so it does not count
+        against ``max_rooms``) and wakes then, or when someone asks for it (:meth:`wake`). Only a process
+        alone on its database puts rooms to sleep: in a cluster, an open room nobody holds is taken at once.
+        Returns whether it sleeps; a room with someone connected, a card due soon or storage failing stays.
+        """
+        if self.settings.cluster or code not in self.rooms:
+            return False
+        async with room.lock:
+            due = room.due_at()
+            if due is None or room.connections or not await room.herald.written():
+                return False
+            room.close()
+        try:
+            await self.stores[code].save_slow(code=code, slow=room.herald.state(), wake_at=due)
+        except StorageUnavailable:
+            log.warning("room %s: could not be put to sleep; it is taken again", code)
+            self._forget(code)
+            await self.wake(code)
+            return False
+        self._forget(code)
+        await self.ownership.release(code)
+        delay = max(0.0, (due - now()).total_seconds())
+        self.asleep[code] = asyncio.get_running_loop().call_later(delay, self._wake_later, code)
+        log.info("room %s: asleep until %s", code, due.isoformat())
+        return True
+
+    def _wake_later(self, code: str) -> None:
+        self.asleep[code] = None
+        asyncio.get_running_loop().create_task(self._wake_quietly(code))
+
+    async def _wake_quietly(self, code: str) -> None:
+        try:
+            await self.wake(code)
+        except StorageUnavailable:  # the sweep's look at the due rooms tries again
+            log.warning("room %s: could not be woken now", code)
+
+    async def wake(self, code: str) -> Room | None:
+        """Room ``code`` awake in this process: taken from the database if it sleeps there (a room asleep is
+        an open room like any other); ``None`` when there is no such open room. Raises
+        :class:`StorageUnavailable`."""
+        code = normalise_code(code)
+        waking = self.asleep.pop(code, None)
+        if waking is not None:
+            waking.cancel()
+        if code in self.rooms:
+            return self.rooms[code]
+        room = await self.take(code)
+        if room is not None:
+            room.herald.changed()  # stored again without its wake-up time: it is awake
+            log.info("room %s: awake", code)
+        return room
+
+    async def wake_due(self) -> list[str]:
+        """Wake the rooms asleep in the database whose time has come (one put to sleep before a restart too);
+        returns their codes. Storage failing: none now, tried again at the next sweep."""
+        if self.settings.cluster or self.stopping:
+            return []
+        try:
+            due = [code for code in await self.store.due_rooms() if code not in self.rooms]
+            for code in due:
+                await self.wake(code)
+        except StorageUnavailable:
+            return []
+        return due
+
     async def shutdown(self, wait: float = HANDOVER_WAIT_SECONDS) -> None:
         """Hand every room over (the rooms stay stored, for the next process to take).
 
@@ -284,6 +358,9 @@ class RoomRegistry:
         """
         self.accepting, self.stopping = False, True
         self._stopping.set()
+        for waking in self.asleep.values():
+            if waking is not None:
+                waking.cancel()
         if self._sweeper is not None:
             self._sweeper.cancel()
             await wait_ended(self._sweeper, wait, "the idle-room sweeper")

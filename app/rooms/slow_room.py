@@ -76,6 +76,15 @@ class SlowRoom:
                                                self.hour_seconds))
             self.herald.update(herald_facts(self.slow, self.seats, self.presence, self._wall()))
 
+    def due_at(self) -> datetime | None:
+        """When this slow room next has something to do by itself while nobody is connected, if it may sleep
+        until then (aware UTC): the turn's deadline, or an earlier notice. ``None``: it may not sleep (a live
+        room, no match being played, or a card the bot plays soon)."""
+        turn, facts = self.slow.turn, herald_facts(self.slow, self.seats, self.presence, self._wall())
+        if self.lobby.pace is None or turn is None or facts is None or facts.token_hash is None or facts.played_for:
+            return None
+        return min(turn.deadline, self.herald.wake_at or turn.deadline)
+
     def _slow_due(self, turn_started: float) -> Due | None:
         """When and how a slow room's seat to play is played for (``turn_started``: in the room's clock)."""
         return slow_due(self.match, self.seats, self.presence, self.slow, self._clock() - turn_started,

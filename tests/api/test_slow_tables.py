@@ -88,3 +88,16 @@ def test_a_webhook_not_allowed_is_refused(client, url):
     error = ana.next_error()
     assert error["code"] == "webhook_refused" and str(url) not in error["message"]
     assert "webhook" not in ana.latest()["you"]
+
+
+def test_the_table_page_shows_the_pace_the_deadline_and_the_seats_played_for(client):
+    code, tokens = open_room(client, ["Ana", "Ben"], pace={"turn_hours": 24})
+    page = client.get(f"/r/{code}").text
+    assert "Slow table: 24 hours a turn." in page
+    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ben.send({"type": "set_vacation", "days": 2})
+    ana.send({"type": "start"})
+    state = ana.until(lambda state: state["phase"] == "playing" and state["deadline"] is not None)
+    page = client.get(f"/r/{code}").text
+    assert f'<time datetime="{state["deadline"]}">' in page
+    assert "on vacation — bot playing" in page

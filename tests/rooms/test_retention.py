@@ -10,7 +10,7 @@ from sqlalchemy import select
 from app.game.rules import Rules
 from app.identity import hash_token
 from app.rooms.registry import RoomRegistry
-from app.rooms.retention import RoomFacts, is_idle, is_unused
+from app.rooms.retention import RoomFacts, is_idle, is_unused, slow_verdict
 from app.settings import Settings
 from app.storage.models import RoomRow
 
@@ -56,3 +56,17 @@ async def test_the_sweep_deletes_unused_rooms_and_a_restart_does_not_bring_them_
     assert await restarted.restore() == 2 and restarted.get(left.code) is None
     for room in [*registry.rooms.values(), *restarted.rooms.values()]:
         room.close()
+
+
+@pytest.mark.parametrize(("phase", "quiet_for", "since_acted", "verdict"), [
+    ("playing", 10**9, 29 * 24 * 3600, "keep"),  # never idle while its match lasts
+    ("playing", 0, 30 * 24 * 3600, "abandon"),  # 30 days without a person acting
+    ("lobby", 6.9 * 24 * 3600, 0, "keep"),  # an unstarted lobby lasts 7 days
+    ("lobby", 7 * 24 * 3600, 0, None),
+    ("finished", 10**9, 10**9, None),  # then as a live room
+])
+def test_what_becomes_of_a_slow_room(phase, quiet_for, since_acted, verdict):
+    assert slow_verdict(phase=phase, quiet_for=quiet_for, since_acted=since_acted, hour_seconds=3600) == verdict
+    # A slow hour of a second scales every span alike.
+    assert slow_verdict(phase=phase, quiet_for=quiet_for / 3600, since_acted=since_acted / 3600,
+                        hour_seconds=1) == verdict

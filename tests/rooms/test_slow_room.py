@@ -270,3 +270,54 @@ async def test_a_restart_keeps_the_deadline_the_settings_and_what_was_told(store
     await asyncio.sleep(0.05)
     assert len(notifier.pushes) == 1  # told before the restart: not again
     await again.shutdown(wait=1.0)
+
+
+async def test_an_idle_slow_room_sleeps_in_the_database_and_wakes_when_asked_or_due(store, tmp_path):
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 's.db'}", slow_hour_seconds=0.5,
+                        room_idle_seconds=0.01, max_rooms=1)
+    registry = RoomRegistry(settings, store)
+    room, _, token = await registry.create("Ana", Rules(), Pace(4))  # a turn lasts 2 s
+    await room.join("Ben")
+    await room.start(hash_token(token))
+    code, deadline, first = room.code, room.slow.turn.deadline, room.match.turn
+    await asyncio.sleep(0.05)
+    await registry.sweep()
+    assert code not in registry.rooms and code in registry.asleep
+    other, _, _ = await registry.create("Cy", Rules())  # asleep, it does not count against max_rooms
+    woken = await registry.wake(code)
+    assert woken is not room and woken.slow.turn.deadline == deadline and woken.match.turn == first
+    other.close()
+    registry.rooms.pop(other.code)
+    await asyncio.sleep(0.05)
+    assert await registry.sleep(code, woken)
+    # At its deadline it wakes by itself, and the bot plays the card.
+    await settle(lambda: code in registry.rooms and registry.rooms[code].match.turn != first, limit=30)
+    assert registry.rooms[code].slow.missed == {registry.rooms[code].seats[first].player}
+    await registry.shutdown(wait=1.0)
+
+
+async def test_deals_follow_each_other_without_the_pause(store):
+    room, tokens = await slow_room(store, hours=3600.0, players=2)  # FAST pauses 5 s after a deal
+    await room.start(hash_token(tokens[0]))
+    first = room.match.deals_completed
+    while room.match.deals_completed == first:
+        seat = room.match.turn
+        await room.play(hash_token(tokens[seat]), room.match.legal_cards(seat)[0].code)
+    await settle(lambda: not room.match.needs_deal, limit=2.0)
+    room.close()
+
+
+async def test_a_slow_match_nobody_acts_in_for_30_days_ends_abandoned_with_its_standings(store, tmp_path):
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'a.db'}", slow_hour_seconds=1e-4)  # 30 days: 72 ms
+    registry = RoomRegistry(settings, store)
+    room, _, token = await registry.create("Ana", Rules(), Pace(72))
+    await room.join("Ben")
+    await room.start(hash_token(token))
+    match_id = room.current.match_id
+    assert await registry.sweep() == []
+    await asyncio.sleep(0.1)
+    assert await registry.sweep() == [room.code]
+    with store.storage.engine.connect() as connection:
+        row = connection.exec_driver_sql("SELECT status, placings FROM matches WHERE id = ?", (match_id,)).one()
+    assert row[0] == "abandoned" and row[1] is not None
+    await registry.shutdown(wait=1.0)

@@ -50,10 +50,14 @@ def drain(client: Client) -> None:
 
 
 def take_turns(client: Client, seat: int) -> int:
-    """Play the first legal card while it is ``seat``'s turn; how many were played."""
+    """Play the first legal card while it is ``seat``'s turn; how many were played. Between two deals it
+    waits for the next one: its first turn may be ``seat``'s, while still connected (and so not pushed)."""
     played = 0
     drain(client)
-    while client.state["phase"] == "playing" and client.state["turn"] == seat:
+    while client.state["phase"] == "playing" and client.state["turn"] in (seat, None):
+        if client.state["turn"] is None:
+            client.next_state()
+            continue
         client.send({"type": "play", "card": client.state["you"]["legal"][0]})
         client.until(moved_on(moment(client.state)))
         played += 1
