@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives import serialization
 from py_vapid import Vapid02
-from pywebpush import WebPusher
 
 from app.notify.outbound import Answer, SendFailed, post
 from app.notify.turns import TurnNotice
@@ -222,6 +221,10 @@ class PushSender:
     def encrypt(self, subscription: Subscription, data: bytes) -> bytes:
         """``data`` encrypted for ``subscription``'s browser (aes128gcm, a new ephemeral key and salt each
         time)."""
+        # Imported at the first push: pywebpush brings aiohttp and requests, a third of a second at every start
+        # of a server that may never push.
+        from pywebpush import WebPusher  # noqa: PLC0415
+
         info = {"endpoint": subscription.endpoint, "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth}}
         return bytes(WebPusher(info).encode(data, "aes128gcm")["body"])
 
