@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import anyio
+
 from app.api.room_pages import translate_page_message
 from app.wording.language import LANGUAGES, speaking, translations
 from tests.api.conftest import Peer, open_room
@@ -123,3 +125,25 @@ def test_the_tables_vacation_form_sends_its_days_as_a_number():
     assert translate_page_message({"type": "set_vacation", "days": "3", "HEADERS": {}}) == {
         "type": "set_vacation", "days": 3}
     assert translate_page_message({"type": "set_vacation", "days": "three"})["days"] == "three"  # refused later
+
+
+def test_a_slow_table_asleep_in_the_database_is_woken_by_its_read(client):
+    code, (ana, ben) = open_room(client, ["Ana", "Ben"], pace={"turn_hours": 24})
+    host = Peer(client, code, ana)
+    host.send({"type": "start"})
+    turn = host.until(lambda state: state["phase"] == "playing")["turn"]
+    deadline = host.state["deadline"]
+    host.close()
+    registry = client.app.state.registry
+    room = registry.get(code)
+    asleep = False
+    for _ in range(3000):  # the room stores its turn first; the connection's close is seen a moment later
+        asleep = client.portal.call(registry.sleep, code, room)
+        if asleep:
+            break
+        client.portal.call(anyio.sleep, 0.01)
+    assert asleep and registry.get(code) is None
+    seated(client, code, [ana, ben][turn])
+    read = client.get(f"/r/{code}/turn").json()
+    assert read["your_turn"] is True and read["deadline"] == deadline and read["pace"] == {"turn_hours": 24}
+    assert registry.get(code) is not None
