@@ -53,6 +53,8 @@ ROUTE_POLICIES: dict[str, Policy | None] = {
     "home": SHARED,
     "rules_page": SHARED,
     "matches_page": SHARED,
+    # "Your tables": the page is the same for everyone; its script reads each table (table_turn).
+    "tables_page": SHARED,
     "match_page": SHARED,
     "list_matches": SHARED,
     "match_record": SHARED,
@@ -67,6 +69,8 @@ ROUTE_POLICIES: dict[str, Policy | None] = {
     # the page of a seat link takes a seat; the language switcher sets a cookie.
     "room_page": PRIVATE,
     "take_seat_page": PRIVATE,
+    # One slow table as "Your tables" shows it to the browser whose seat cookie comes with the request.
+    "table_turn": PRIVATE,
     "create_room": PRIVATE,
     "join_room": PRIVATE,
     "take_seat": PRIVATE,

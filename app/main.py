@@ -28,6 +28,7 @@ from app.api import (
     room_api,
     room_pages,
     site_pages,
+    slow_pages,
     sockets,
     webapp_pages,
 )
@@ -155,7 +156,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.openapi = openapi  # type: ignore[method-assign]
     # One for every page socket: each used to hold a copy of its own.
-    app.state.live_context = room_pages.live_context(app.url_path_for, settings.deal_pause_seconds)
+    app.state.live_context = room_pages.live_context(app.url_path_for, settings.deal_pause_seconds,
+                                                     push_offered=settings.push_on)
 
     @app.exception_handler(RoomError)
     async def room_error(request: Request, error: RoomError) -> JSONResponse:
@@ -215,6 +217,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(language.router, include_in_schema=False)
     app.include_router(webapp_pages.router, include_in_schema=False)
     app.include_router(push_api.pages, include_in_schema=False)
+    app.include_router(slow_pages.router, include_in_schema=False)
     app.mount("/static", ASSETS, name="static")
     app.add_middleware(SpeakTheVisitorsLanguage)
     app.add_middleware(SecurityHeaders, docs_path=app.docs_url)

@@ -19,6 +19,7 @@ EXPECTED: dict[tuple[str, str], Policy] = {
     ("GET", "/"): SHARED,
     ("GET", "/rules"): SHARED,
     ("GET", "/matches"): SHARED,
+    ("GET", "/tables"): SHARED,
     ("GET", "/matches/{match_id}"): SHARED,
     ("GET", "/api/matches"): SHARED,
     ("GET", "/api/matches/{match_id}/record"): SHARED,
@@ -35,6 +36,7 @@ EXPECTED: dict[tuple[str, str], Policy] = {
     # A seat cookie read or set, a token or a seat link shown, a cookie set, or the server's state now.
     ("GET", "/r/{code}"): PRIVATE,
     ("GET", "/r/{code}/take"): PRIVATE,
+    ("GET", "/r/{code}/turn"): PRIVATE,
     ("POST", "/r/{code}/take"): PRIVATE,
     ("POST", "/r/{code}/join"): PRIVATE,
     ("GET", "/r/{code}/join"): PRIVATE,
@@ -100,8 +102,8 @@ def test_each_route_answers_with_its_policy(site: TestClient) -> None:
             assert answer.headers.get("vary") == expected.vary, (asked, path)
     # The shared pages were answered as pages, not refusals (whose answers nobody keeps).
     site.cookies.clear()
-    for path in ["/", "/rules", "/matches", f"/matches/{match_id}", "/api/matches", f"/api/matches/{match_id}/record",
-                 "/api/openapi.json", "/api/docs", f"/api/rooms/{code}"]:
+    for path in ["/", "/rules", "/matches", "/tables", f"/matches/{match_id}", "/api/matches",
+                 f"/api/matches/{match_id}/record", "/api/openapi.json", "/api/docs", f"/api/rooms/{code}"]:
         assert site.get(path).status_code == 200, path
 
 

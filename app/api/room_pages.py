@@ -142,6 +142,20 @@ def _summary(public: RoomView) -> Hashable:
             tuple(seat.lives for seat in public.seats) if finished else None)
 
 
+def _pace(public: RoomView) -> Hashable:
+    # A slow room's pace (``None`` at a live table): the slow settings show only at a slow table.
+    return public.pace
+
+
+def _seated_or_host(viewer: Viewer) -> Hashable:
+    # At a slow table a seated player gets the notification, quiet-hours and vacation controls, the host the
+    # webhook's with its URL (the host's alone); at a live table the region is empty for everyone.
+    if _pace(viewer.public) is None:
+        return None
+    webhook = viewer.table.webhook
+    return viewer.seat is not None, viewer.host, webhook[0] if viewer.host and webhook is not None else None
+
+
 def _host_or_spectator(viewer: Viewer) -> Hashable:
     return viewer.host, viewer.seat is None
 
@@ -157,6 +171,7 @@ LIVE_REGIONS: dict[str, Region] = {
     "join": Region(lambda public: (public.code, public.phase, len(public.seats)), lambda viewer: viewer.seat is None),
     "rules": Region(lambda public: (public.rules, public.preset, public.phase != "playing", public.pace),
                     lambda viewer: viewer.host),
+    "slow": Region(lambda public: (public.code, _pace(public)), _seated_or_host),
 }
 """The table page's live regions, by element id in page order, each with what it shows
 (:class:`Region`). A new region adds its block to ``room.html`` and a line here.
@@ -293,7 +308,7 @@ def _page_context(request: Request, room: Room, settings: Settings, view: RoomVi
         "error": error,
         "heartbeat_ms": round(heartbeat_seconds(settings) * 1000),
         "chat_status": room.chat.status(room.current.match_id),
-        **live_context(request.app.url_path_for, settings.deal_pause_seconds),
+        **live_context(request.app.url_path_for, settings.deal_pause_seconds, push_offered=settings.push_on),
     }
 
 
@@ -396,9 +411,12 @@ def _take_refused(request: Request, room: Room, message: str, status: int) -> Re
                                       status_code=status)
 
 
-def live_context(path_for: Callable[..., Any], deal_pause: float) -> dict[str, Any]:
-    """What the live regions need besides the view: ``path_for`` (route name → path) and the deal pause."""
-    return {"path_for": lambda name, **params: str(path_for(name, **params)), "deal_pause": deal_pause}
+def live_context(path_for: Callable[..., Any], deal_pause: float, *, push_offered: bool = False) -> dict[str, Any]:
+    """What the live regions need besides the view: ``path_for`` (route name → path), the deal pause (seconds)
+    and whether a slow table's page offers turn notifications (``push_offered``: Web Push is on,
+    :attr:`Settings.push_on <app.settings.Settings.push_on>`)."""
+    return {"path_for": lambda name, **params: str(path_for(name, **params)), "deal_pause": deal_pause,
+            "push_offered": push_offered}
 
 
 class PageVersion:
@@ -635,6 +653,8 @@ def translate_page_message(message: dict[str, Any]) -> dict[str, Any]:
     message = {key: value for key, value in message.items() if key != "HEADERS"}
     if message.get("type") == "set_rules":
         return {"type": "set_rules", **rules_from_form(message), **pace_from_form(message)}
+    if message.get("type") == "set_vacation" and "days" in message:
+        message["days"] = form_number(message["days"])
     if "seat" in message:
         message["seat"] = form_number(message["seat"])
     return message

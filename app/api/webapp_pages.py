@@ -27,6 +27,8 @@ STATIC_VERSION = static_version(STATIC)
 """The version of the static files this process serves (read once: they do not change while it runs)."""
 
 NO_CACHE = {"Cache-Control": "no-cache"}
+NOTIFICATION_ICON = "icons/icon-192.png"
+"""The icon of a turn notification (under ``app/static``)."""
 MANIFEST_TYPE = "application/manifest+json"
 
 
@@ -60,12 +62,15 @@ async def service_worker(request: Request) -> Response:
     """The service worker's script, at the root so that its scope is the whole site (template ``sw.js``).
 
     It is named by the static files' version (:func:`app.webapp.static_version`): a change to any
-    of them makes a new worker, which drops the old one's caches.
+    of them makes a new worker, which drops the old one's caches. It also shows a table's turn
+    notifications (Web Push) and opens the table when one is clicked.
     """
     offline_pages = {code: str(request.app.url_path_for("offline_page", code=code)) for code in LANGUAGES}
     script = templates.get_template("sw.js").render(
         version=STATIC_VERSION, static_prefix=str(request.app.url_path_for("static", path="")),
-        offline_pages=offline_pages, default_language=DEFAULT_LANGUAGE)
+        offline_pages=offline_pages, default_language=DEFAULT_LANGUAGE,
+        room_path=str(request.app.url_path_for("room_page", code="CODE")),
+        icon=str(request.app.url_path_for("static", path=ASSETS.hashed(NOTIFICATION_ICON))))
     return _fresh(request, script.encode(), "text/javascript; charset=utf-8")
 
 

@@ -1,5 +1,6 @@
 // The table page's small behaviours around htmx: a live connection that is open
-// only while the page is looked at (heartbeats, reconnects with a random pause),
+// only while the page is looked at (heartbeats, reconnects with a random pause;
+// at a slow table it is closed as soon as the page is hidden),
 // showing the connection state, copying the room link, explaining unplayable
 // cards, keeping keyboard focus in the hand and marking cards that just arrived.
 (function () {
@@ -40,6 +41,12 @@
 
   function visible() {
     return document.visibilityState === "visible";
+  }
+
+  // A slow table's page (its settings region says its pace).
+  function slowTable() {
+    var settings = document.getElementById("slow");
+    return !!settings && !!settings.dataset.pace;
   }
 
   if (window.htmx) {
@@ -97,7 +104,12 @@
     });
     document.addEventListener("resume", reopen);
     document.addEventListener("visibilitychange", function () {
-      if (!visible()) return;
+      if (!visible()) {
+        // At a slow table the page is not kept open while nobody looks at it: the server then tells the
+        // player of their turn by a notification instead (issue 40). A live table keeps its socket.
+        if (slowTable()) rest();
+        return;
+      }
       beat();
       reopen();
     });

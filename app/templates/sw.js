@@ -1,6 +1,7 @@
 // The service worker of the site, served at /sw.js (app/api/webapp_pages.py), its scope the whole site.
 //
-// It keeps two things, and nothing else:
+// It shows a table's turn notifications (a push from the server) and opens the table when one is clicked (at
+// the end of this script). It keeps two things, and nothing else:
 // - the static files (URLs under {{ static_prefix }}), cache first: they are versioned, and this script
 //   names its caches by their version, so a new version of any of them is a new worker, which drops the
 //   old caches when it takes over;
@@ -15,6 +16,8 @@ const VERSION = {{ version|tojson }};
 const STATIC_PREFIX = {{ static_prefix|tojson }};
 const OFFLINE_PAGES = {{ offline_pages|tojson }};
 const DEFAULT_LANGUAGE = {{ default_language|tojson }};
+const ROOM_PATH = {{ room_path|tojson }};  // a room's page, CODE standing for its code
+const ICON = {{ icon|tojson }};
 const STATIC_CACHE = "static-" + VERSION;
 const OFFLINE_CACHE = "offline-" + VERSION;
 const LANGUAGE_KEY = "/offline/spoken";  // the key of the visitor's language, kept in the offline cache
@@ -103,4 +106,66 @@ function browserLanguage() {
     if (Object.hasOwn(OFFLINE_PAGES, code)) return code;
   }
   return DEFAULT_LANGUAGE;
+}
+
+// ---- Turn notifications (Web Push, issue 40). A push carries JSON from the server: the room's code, its page
+// and the words to show (title, body), never a card or a hand. The notification's tag is the room, so a newer
+// one for the same table replaces the one before.
+self.addEventListener("push", (event) => {
+  event.waitUntil(notify(event.data));
+});
+
+async function notify(data) {
+  let message = {};
+  try {
+    message = data ? data.json() : {};
+  } catch (error) {
+    message = {};  // not JSON: shown with the site's name alone
+  }
+  const room = typeof message.room === "string" && /^[A-Za-z0-9]{1,16}$/.test(message.room) ? message.room : null;
+  const title = typeof message.title === "string" && message.title ? message.title : self.registration.scope;
+  const options = {
+    body: typeof message.body === "string" ? message.body : "",
+    tag: room || "cucumber",
+    renotify: true,
+    lang: typeof message.lang === "string" ? message.lang : "",
+    icon: ICON,
+    badge: ICON,
+    data: { url: room ? ROOM_PATH.replace("CODE", room) : "/" },
+  };
+  await self.registration.showNotification(title, options);
+}
+
+// A click opens the table: a window already showing it comes to the front; otherwise a new window opens on it,
+// or, where the browser refuses one (an installed app on a phone may keep to one window), a window of the
+// site goes there.
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const opened = openRoom(event.notification);
+  try {
+    event.waitUntil(opened);
+  } catch (error) {
+    // An event dispatched by a script, not the browser, cannot be waited for; the table opens all the same.
+  }
+});
+
+async function openRoom(notification) {
+  const path = notification.data && typeof notification.data.url === "string" ? notification.data.url : "/";
+  const target = new URL(path, self.location.origin);
+  if (target.origin !== self.location.origin) return null;
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const showing = windows.find((client) => new URL(client.url).pathname === target.pathname);
+  if (showing) return showing.focus().catch(() => showing);
+  try {
+    const opened = await self.clients.openWindow(target.href);
+    if (opened) return opened;
+  } catch (error) {
+    // Refused: go on with a window of the site.
+  }
+  // Only a window this worker controls may be sent elsewhere.
+  const [ours] = await self.clients.matchAll({ type: "window" });
+  if (!ours) return null;
+  const moved = await ours.navigate(target.href).catch(() => null);
+  if (moved) await moved.focus().catch(() => null);
+  return moved;
 }

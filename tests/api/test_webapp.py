@@ -115,6 +115,15 @@ def test_the_service_worker_is_served_at_the_root_without_being_kept_and_names_t
     assert again.headers["cache-control"] == "no-cache"
 
 
+def test_the_service_worker_shows_a_push_as_a_notification_of_its_room_and_opens_the_room_on_a_click(client):
+    script = client.get("/sw.js").text
+    assert 'self.addEventListener("push",' in script and 'self.addEventListener("notificationclick",' in script
+    assert 'const ROOM_PATH = "/r/CODE";' in script
+    assert re.search(r'const ICON = "/static/icons/icon-192\.(?:[^"./]+\.)?png";', script)
+    # One notification per room: a newer push for a table replaces the one before.
+    assert "tag: room ||" in script
+
+
 def test_the_static_version_changes_with_any_static_file(tmp_path):
     (tmp_path / "app.css").write_text("body {}")
     (tmp_path / "icons").mkdir()

@@ -81,11 +81,12 @@ def _server_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "app"]
 
 
-def start_server(folder: Path, *, deal_pause: float,
-                 away_grace: float = 600.0) -> tuple[subprocess.Popen[bytes], LiveServer]:
+def start_server(folder: Path, *, deal_pause: float, away_grace: float = 600.0,
+                 settings: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], LiveServer]:
     """Run ``cucumber serve`` on a free port with a fresh SQLite database in ``folder``.
 
-    ``deal_pause`` and ``away_grace`` are the server's settings of those names, in seconds.
+    ``deal_pause`` and ``away_grace`` are the server's settings of those names, in seconds; ``settings``
+    more of them, as environment variables (``{"CUCUMBER_VAPID_SUBJECT": …}``).
 
     Returns the process and a handle on it once ``/healthz`` answers; raises
     ``RuntimeError`` with the server's log if it does not start in 30 s.
@@ -104,6 +105,7 @@ def start_server(folder: Path, *, deal_pause: float,
         "CUCUMBER_ANALYSIS_WORKERS": "0",
         "PYTHONUNBUFFERED": "1",
         # The rate limits keep their defaults: a session of play in browsers must never meet them.
+        **(settings or {}),
     })
     log_path = folder / "server.log"
     with log_path.open("wb") as log:
@@ -130,9 +132,10 @@ def stop_server(process: subprocess.Popen[bytes]) -> None:
             process.wait(5)
 
 
-def serve(folder: Path, *, deal_pause: float, away_grace: float = 600.0) -> Iterator[LiveServer]:
+def serve(folder: Path, *, deal_pause: float, away_grace: float = 600.0,
+          settings: dict[str, str] | None = None) -> Iterator[LiveServer]:
     """A fixture's live server (:func:`start_server` with these settings), stopped when the fixture ends."""
-    process, live = start_server(folder, deal_pause=deal_pause, away_grace=away_grace)
+    process, live = start_server(folder, deal_pause=deal_pause, away_grace=away_grace, settings=settings)
     try:
         yield live
     finally:
