@@ -39,12 +39,14 @@ def _answer(response: httpx.Response, expected: int) -> Json:
     return body
 
 
-def _room_body(name: str, preset: str | None, rules: Json | None) -> Json:
+def _room_body(name: str, preset: str | None, rules: Json | None, pace: Json | None = None) -> Json:
     body: Json = {"name": name}
     if preset is not None:
         body["preset"] = preset
     if rules is not None:
         body["rules"] = rules
+    if pace is not None:
+        body["pace"] = pace
     return body
 
 
@@ -59,10 +61,12 @@ class Rooms:
     def __init__(self, http: httpx.Client) -> None:
         self.http = http
 
-    def create(self, name: str, *, preset: str | None = None, rules: Json | None = None) -> Seat:
-        """Open a room with ``name`` seated as its host (seat 0); ``preset`` and ``rules`` as
-        ``POST /api/rooms`` takes them. Raises :class:`Refused` (``invalid_name``, ``invalid_rules``…)."""
-        answer = _answer(self.http.post("/api/rooms", json=_room_body(name, preset, rules)), 201)
+    def create(self, name: str, *, preset: str | None = None, rules: Json | None = None,
+               pace: Json | None = None) -> Seat:
+        """Open a room with ``name`` seated as its host (seat 0); ``preset``, ``rules`` and ``pace`` (a slow
+        table's ``{"turn_hours": H}``) as ``POST /api/rooms`` takes them. Raises :class:`Refused`
+        (``invalid_name``, ``invalid_rules``, ``bad_request``…)."""
+        answer = _answer(self.http.post("/api/rooms", json=_room_body(name, preset, rules, pace)), 201)
         return Seat(answer["code"], answer["seat"], answer["token"])
 
     def join(self, code: str, name: str, *, token: str | None = None) -> Seat:
@@ -81,9 +85,10 @@ class Rooms:
         """``{"version", "state"}``: the room as a spectator sees it. Raises :class:`Refused`."""
         return _answer(self.http.get(f"/api/rooms/{code}"), 200)
 
-    def table(self, names: list[str], *, preset: str | None = None, rules: Json | None = None) -> list[Seat]:
+    def table(self, names: list[str], *, preset: str | None = None, rules: Json | None = None,
+              pace: Json | None = None) -> list[Seat]:
         """Open a room with the first of ``names`` as host and seat the others, in order."""
-        host = self.create(names[0], preset=preset, rules=rules)
+        host = self.create(names[0], preset=preset, rules=rules, pace=pace)
         return [host, *(self.join(host.code, name) for name in names[1:])]
 
 
@@ -93,9 +98,10 @@ class AsyncRooms:
     def __init__(self, http: httpx.AsyncClient) -> None:
         self.http = http
 
-    async def create(self, name: str, *, preset: str | None = None, rules: Json | None = None) -> Seat:
+    async def create(self, name: str, *, preset: str | None = None, rules: Json | None = None,
+                     pace: Json | None = None) -> Seat:
         """See :meth:`Rooms.create`."""
-        answer = _answer(await self.http.post("/api/rooms", json=_room_body(name, preset, rules)), 201)
+        answer = _answer(await self.http.post("/api/rooms", json=_room_body(name, preset, rules, pace)), 201)
         return Seat(answer["code"], answer["seat"], answer["token"])
 
     async def join(self, code: str, name: str, *, token: str | None = None) -> Seat:
@@ -112,7 +118,8 @@ class AsyncRooms:
         """See :meth:`Rooms.room`."""
         return _answer(await self.http.get(f"/api/rooms/{code}"), 200)
 
-    async def table(self, names: list[str], *, preset: str | None = None, rules: Json | None = None) -> list[Seat]:
+    async def table(self, names: list[str], *, preset: str | None = None, rules: Json | None = None,
+                    pace: Json | None = None) -> list[Seat]:
         """See :meth:`Rooms.table`."""
-        host = await self.create(names[0], preset=preset, rules=rules)
+        host = await self.create(names[0], preset=preset, rules=rules, pace=pace)
         return [host, *[await self.join(host.code, name) for name in names[1:]]]

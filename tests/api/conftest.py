@@ -99,8 +99,8 @@ def connect(client: TestClient, code: str, token: str | None = None, lang: str |
 
 
 def open_room(client: TestClient, names: list[str], *, preset: str | None = None,
-              rules: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+              rules: dict[str, Any] | None = None, pace: dict[str, Any] | None = None) -> tuple[str, list[str]]:
     """Create a room with the first name as host and seat the others; returns the code and tokens. Raises
     :class:`~app.client.Refused` when the server refuses a request."""
-    seats = Rooms(client).table(names, preset=preset, rules=rules)
+    seats = Rooms(client).table(names, preset=preset, rules=rules, pace=pace)
     return seats[0].code, [seat.token for seat in seats]

@@ -9,7 +9,7 @@ import anyio
 
 from app.api.room_pages import translate_page_message
 from app.wording.language import LANGUAGES, speaking, translations
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 
 
 def said(code: str, message: str) -> str:
@@ -52,7 +52,7 @@ def test_a_tables_read_says_whose_turn_and_whether_it_waits_for_this_browser_and
     assert lobby.json() == {"code": code, "phase": "lobby", "pace": None, "deadline": None, "turn": None,
                             "seated": True, "your_turn": False}
 
-    ana = Peer(client, code, tokens[0])
+    ana = connect(client, code, tokens[0])
     ana.send({"type": "start"})
     turn = ana.until(lambda state: state["phase"] == "playing")["turn"]
     ana.close()
@@ -92,7 +92,7 @@ def test_a_slow_tables_page_offers_notifications_only_with_push_on_and_the_webho
         client = make_client(vapid_subject="mailto:ops@cucumber.cards" if push else None,
                              webhook_hosts="http://127.0.0.1:9/")
         code, (ana, ben) = open_room(client, ["Ana", "Ben"], pace={"turn_hours": 24})
-        host = Peer(client, code, ana)
+        host = connect(client, code, ana)
         host.send({"type": "set_webhook", "url": "http://127.0.0.1:9/api/webhooks/1/x"})
         host.latest()
         assert [m for m in host.received if m["type"] == "error"] == []
@@ -129,7 +129,7 @@ def test_the_tables_vacation_form_sends_its_days_as_a_number():
 
 def test_a_slow_table_asleep_in_the_database_is_woken_by_its_read(client):
     code, (ana, ben) = open_room(client, ["Ana", "Ben"], pace={"turn_hours": 24})
-    host = Peer(client, code, ana)
+    host = connect(client, code, ana)
     host.send({"type": "start"})
     turn = host.until(lambda state: state["phase"] == "playing")["turn"]
     deadline = host.state["deadline"]

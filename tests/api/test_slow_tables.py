@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import Peer, open_room
+from tests.api.conftest import connect, open_room
 
 
 def test_a_room_opened_with_a_pace_is_slow_and_says_so(client):
@@ -28,7 +28,7 @@ def test_a_pace_inside_the_rules_is_refused(client):
 
 def test_the_host_sets_the_pace_in_the_lobby_and_everyone_sees_it(client):
     code, tokens = open_room(client, ["Ana", "Ben"])
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     ana.send({"type": "set_rules", "preset": "quick", "pace": {"turn_hours": 4}})
     assert ben.until(lambda state: state["pace"] == {"turn_hours": 4})["preset"] == "quick"
     ana.send({"type": "set_rules", "preset": "quick"})  # no pace: unchanged
@@ -43,7 +43,7 @@ def test_the_host_sets_the_pace_in_the_lobby_and_everyone_sees_it(client):
 
 def test_a_slow_match_shows_its_deadline(client):
     code, tokens = open_room(client, ["Ana", "Ben"], pace={"turn_hours": 12})
-    ana = Peer(client, code, tokens[0])
+    ana = connect(client, code, tokens[0])
     ana.send({"type": "start"})
     state = ana.until(lambda state: state["phase"] == "playing")
     assert state["deadline"].endswith("Z") and state["pace"] == {"turn_hours": 12}
@@ -52,7 +52,7 @@ def test_a_slow_match_shows_its_deadline(client):
 
 def test_quiet_hours_and_vacations_are_checked(client):
     code, tokens = open_room(client, ["Ana", "Ben"], pace={"turn_hours": 1})
-    ben = Peer(client, code, tokens[1])
+    ben = connect(client, code, tokens[1])
     for bad in ({"from": "25:00", "to": "08:00", "time_zone": "UTC"},
                 {"from": "23:00", "to": "08:00", "time_zone": "Nowhere/Atlantis"},
                 {"from": "23:00", "to": "23:00", "time_zone": "UTC"}):
@@ -65,14 +65,14 @@ def test_quiet_hours_and_vacations_are_checked(client):
     assert ben.until(lambda state: state["seats"][1]["played_for"] == "vacation")
     ben.send({"type": "set_vacation", "days": 0})
     assert ben.until(lambda state: state["seats"][1]["played_for"] is None)
-    spectator = Peer(client, code)
+    spectator = connect(client, code)
     spectator.send({"type": "set_vacation", "days": 2})
     assert spectator.next_error()["code"] == "not_seated"
 
 
 def test_a_live_room_takes_no_slow_settings(client):
     code, tokens = open_room(client, ["Ana"])
-    ana = Peer(client, code, tokens[0])
+    ana = connect(client, code, tokens[0])
     ana.send({"type": "set_quiet_hours", "from": "23:00", "to": "08:00", "time_zone": "UTC"})
     assert ana.next_error()["code"] == "bad_request"
     ana.send({"type": "set_webhook", "url": "https://discord.com/api/webhooks/1/abc"})
@@ -83,7 +83,7 @@ def test_a_live_room_takes_no_slow_settings(client):
                                  "https://user:pw@discord.com/api/webhooks/1/abc", 7])
 def test_a_webhook_not_allowed_is_refused(client, url):
     code, tokens = open_room(client, ["Ana"], pace={"turn_hours": 1})
-    ana = Peer(client, code, tokens[0])
+    ana = connect(client, code, tokens[0])
     ana.send({"type": "set_webhook", "url": url})
     error = ana.next_error()
     assert error["code"] == "webhook_refused" and str(url) not in error["message"]
@@ -94,7 +94,7 @@ def test_the_table_page_shows_the_pace_the_deadline_and_the_seats_played_for(cli
     code, tokens = open_room(client, ["Ana", "Ben"], pace={"turn_hours": 24})
     page = client.get(f"/r/{code}").text
     assert "Slow table: 24 hours a turn." in page
-    ana, ben = Peer(client, code, tokens[0]), Peer(client, code, tokens[1])
+    ana, ben = connect(client, code, tokens[0]), connect(client, code, tokens[1])
     ben.send({"type": "set_vacation", "days": 2})
     ana.send({"type": "start"})
     state = ana.until(lambda state: state["phase"] == "playing" and state["deadline"] is not None)

@@ -19,7 +19,7 @@ from app.notify.push import payload
 from app.notify.turns import TurnNotice
 from bench.fakepush import FakePushService
 from tests.e2e.conftest import DEAL_PAUSE_SECONDS, serve
-from tests.e2e.helpers import LiveServer, ProtocolPlayer, Tab, audit, sign_in
+from tests.e2e.helpers import LiveServer, Tab, audit, protocol_player, sign_in
 
 pytestmark = pytest.mark.e2e
 
@@ -343,7 +343,7 @@ def test_your_tables_lists_this_browsers_slow_tables_awaited_first_with_their_de
     assert audit(tab) == []
 
     # The first match starts: whoever is to play there is marked, with the deadline in the reader's own time.
-    ben = ProtocolPlayer(push_server, second, ben_second)
+    ben = protocol_player(push_server, second, ben_second)
     ben.send({"type": "start"})
     state = push_server.wait_room(second, lambda now: now["state"]["phase"] == "playing")["state"]
     ana_seat = 1

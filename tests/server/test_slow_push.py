@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.exceptions import ConnectionClosed
 
+from app.client import Closed, Connection
 from tests.notify.fakepush import Browser, Delivery, FakePushService
-from tests.server.conftest import Client, Server
+from tests.server.conftest import Server, open_socket
 
 pytestmark = pytest.mark.server
 
@@ -40,7 +40,7 @@ def moved_on(before: tuple[int, int]):
     return lambda state: moment(state) > before or state["phase"] != "playing"
 
 
-def drain(client: Client) -> None:
+def drain(client: Connection) -> None:
     """Read whatever the server has sent to ``client`` so far."""
     while True:
         try:
@@ -49,7 +49,7 @@ def drain(client: Client) -> None:
             return
 
 
-def take_turns(client: Client, seat: int) -> int:
+def take_turns(client: Connection, seat: int) -> int:
     """Play the first legal card while it is ``seat``'s turn; how many were played. Between two deals it
     waits for the next one: its first turn may be ``seat``'s, while still connected (and so not pushed)."""
     played = 0
@@ -97,23 +97,23 @@ def test_a_slow_match_plays_to_its_end_over_pushes(make_server, tmp_path):
         seat_of = {name: index for index, name in enumerate(NAMES)}
 
         # Ben's quiet hours hold now, and end within 80 seconds.
-        ben = Client(server, code, tokens[1])
+        ben = open_socket(server, code, tokens[1])
         start, end, quiet_end = quiet_window(datetime.now(UTC))
         ben.send({"type": "set_quiet_hours", "from": start, "to": end, "time_zone": "UTC"})
-        ana = Client(server, code, tokens[0])
+        ana = open_socket(server, code, tokens[0])
         ana.send({"type": "start"})
         ana.until(lambda state: state["phase"] == "playing")
         take_turns(ana, 0)
         ana.close()
         ben.close()
-        watcher = Client(server, code, None)
+        watcher = open_socket(server, code, None)
 
         handled = 0  # deliveries looked at, in order
         acted = 0  # turn pushes answered with a play
         wasted: list[Delivery] = []  # pushes that found no turn of theirs waiting
         left_to_bot: tuple[str, str] | None = None  # (player, deadline) of the turn left to the bot
         bot_met = False
-        dan: Client | None = None
+        dan: Connection | None = None
         dan_turns = 0
         dan_window: tuple[float, float] | None = None
         gone_browser: Browser | None = None
@@ -127,8 +127,8 @@ def test_a_slow_match_plays_to_its_end_over_pushes(make_server, tmp_path):
             assert time.monotonic() < limit, "the match did not end"
             try:
                 drain(watcher)
-            except ConnectionClosed:
-                watcher = Client(server, code, None)
+            except Closed:
+                watcher = open_socket(server, code, None)
             if watcher.state["phase"] == "finished":
                 break
             if dan is not None:
@@ -156,7 +156,7 @@ def test_a_slow_match_plays_to_its_end_over_pushes(make_server, tmp_path):
                 assert subscriptions(database, gone_browser.endpoint) == 0
                 browsers[owner] = service.browser()
                 index = seat_of[owner]
-                player = Client(server, code, tokens[index])
+                player = open_socket(server, code, tokens[index])
                 assert server.post(f"/api/rooms/{code}/push", {"token": tokens[index],
                                                                "subscription": browsers[owner].subscription}
                                    ).status_code == 201
@@ -183,11 +183,11 @@ def test_a_slow_match_plays_to_its_end_over_pushes(make_server, tmp_path):
                 server.start()
                 restart_done = time.time()
                 deadline_at_restart = datetime.fromisoformat(payload["deadline"].replace("Z", "+00:00"))
-                watcher = Client(server, code, None)
+                watcher = open_socket(server, code, None)
                 continue
             if acted >= 6 and dan_window is None and owner != "Dan" and not payload["reminder"]:
                 # It is the owner's turn: Dan connects before any turn of his can begin.
-                dan = Client(server, code, tokens[3])
+                dan = open_socket(server, code, tokens[3])
                 dan_window = (time.time(), 0.0)
             if acted >= 8 and gone_browser is None and owner != "Cy":
                 gone_browser = browsers["Cy"]
@@ -196,7 +196,7 @@ def test_a_slow_match_plays_to_its_end_over_pushes(make_server, tmp_path):
             if owner == "Dan" and dan is not None:
                 wasted.append(delivery)
                 continue
-            player = Client(server, code, tokens[index])
+            player = open_socket(server, code, tokens[index])
             played = take_turns(player, index)
             player.close()
             if played:
