@@ -17,8 +17,9 @@ from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
 from app.game.score_sheet import DealScore, score_sheet
 from app.game.standings import placings
 from app.game.summary import DealSummary
-from app.game.views import HandCard, HandView, MatchView, SeatView, hand_at_rest, hand_view, view_for
+from app.game.views import HandCard, HandView, MatchPhase, MatchView, SeatView, hand_at_rest, hand_view, view_for
 from app.rooms.lobby import Seat, seat_of
+from app.rooms.phases import RoomPhase, room_phase
 from app.wording import deal_sentences, describe_rules
 from app.wording.refusals import WAITING
 
@@ -79,7 +80,7 @@ class RoomView(NamedTuple):
 
     code: str
     version: int
-    phase: str
+    phase: RoomPhase
     rules: Rules
     preset: str | None
     seats: tuple[SeatInfo, ...]
@@ -128,12 +129,12 @@ class RoomView(NamedTuple):
     @property
     def turn(self) -> int | None:
         """The seat to play, or ``None``."""
-        return self.match.turn if self.match is not None and self.phase == "playing" else None
+        return self.match.turn if self.match is not None and self.phase == RoomPhase.PLAYING else None
 
     @property
     def cards_played(self) -> int:
         """How many cards have been played in the deal being played (0 between deals)."""
-        if self.match is None or self.match.phase != "playing":
+        if self.match is None or self.match.phase != MatchPhase.PLAYING:
             return 0
         return sum(len(seat.played) for seat in self.seats) + len(self.match.trick)
 
@@ -145,7 +146,7 @@ class RoomView(NamedTuple):
     @property
     def can_start(self) -> bool:
         """Whether the viewer may start a match now (host, 2–7 seated, no match running; docs/rules.md §1)."""
-        return self.you_are_host and self.phase != "playing" and MIN_PLAYERS <= len(self.seats) <= MAX_PLAYERS
+        return self.you_are_host and self.phase != RoomPhase.PLAYING and MIN_PLAYERS <= len(self.seats) <= MAX_PLAYERS
 
     def host_controls(self, seat: SeatInfo) -> str | None:
         """Which of the host's controls this viewer gets on ``seat`` (one of this view's seats), as
@@ -158,7 +159,7 @@ class RoomView(NamedTuple):
         return len(self.seats) < MAX_PLAYERS
 
 
-def host_controls(phase: str, seat: SeatInfo, *, host: bool, own: bool) -> str | None:
+def host_controls(phase: RoomPhase, seat: SeatInfo, *, host: bool, own: bool) -> str | None:
     """Which of the host's controls a viewer gets on ``seat`` in a room in ``phase``: ``"remove"`` out of a
     match; ``"hand"`` during a match, on a person's seat that is still in and ``away`` (gone past the grace
     period, or stepped away: as :meth:`~app.rooms.lobby.Lobby.require_away_seat` asks to hand it to a bot,
@@ -166,7 +167,7 @@ def host_controls(phase: str, seat: SeatInfo, *, host: bool, own: bool) -> str |
     viewer who does not ``host``."""
     if not host or own:
         return None
-    if phase != "playing":
+    if phase != RoomPhase.PLAYING:
         return "remove"
     return "hand" if not seat.bot and seat.away and not seat.eliminated else None
 
@@ -198,11 +199,9 @@ class Table(NamedTuple):
     stepped: frozenset[int] = frozenset()
 
     @property
-    def phase(self) -> str:
-        """``"lobby"`` (no match yet), ``"playing"`` or ``"finished"``."""
-        if self.match is None:
-            return "lobby"
-        return "finished" if self.match.finished else "playing"
+    def phase(self) -> RoomPhase:
+        """The room's phase: :func:`~app.rooms.phases.room_phase` of its match."""
+        return room_phase(self.match)
 
 
 def public_view(table: Table, earlier_sheet: KnownSheet | None = None) -> RoomView:
@@ -229,7 +228,7 @@ def public_view(table: Table, earlier_sheet: KnownSheet | None = None) -> RoomVi
         standings = tuple(sorted(
             (Standing(places[s], s, match.players[s], match.scores[s]) for s in range(match.seat_count)),
             key=lambda line: (line.place, line.seat)))
-    rules = match.rules if match is not None and phase == "playing" else table.rules
+    rules = match.rules if match is not None and phase == RoomPhase.PLAYING else table.rules
     return RoomView(
         code=table.code,
         version=table.version,
