@@ -45,7 +45,8 @@ class WebSocketTransport:
     ``websockets.sync.client.connect`` (``open_timeout``, ``origin``, ``max_size``…)."""
 
     def __init__(self, url: str, **options: Any) -> None:
-        self.socket: ClientConnection = connect(url, **{"open_timeout": 10, **options})
+        self._opened = connect(url, **{"open_timeout": 10, **options})
+        self.socket: ClientConnection = self._opened.__enter__()  # websockets wants its context entered
 
     def send(self, text: str) -> None:
         try:
@@ -60,7 +61,7 @@ class WebSocketTransport:
             raise _closed(closed) from closed
 
     def close(self) -> None:
-        self.socket.close()
+        self._opened.__exit__(None, None, None)
 
 
 def _closed(closed: ConnectionClosed) -> Closed:
