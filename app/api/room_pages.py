@@ -27,6 +27,7 @@ from app.names import form_number
 from app.rendering import Block, render_each, templates
 from app.rooms.chat import Chat, ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.phases import RoomPhase
 from app.rooms.protocol import rules_from
 from app.rooms.room import Room
 from app.rooms.seat_links import Link
@@ -82,7 +83,7 @@ def _status(public: RoomView) -> Hashable:
 
 def _status_sees(viewer: Viewer) -> Hashable:
     # Out of a match, the lobby's and the end's words are the host's, a seated player's or a spectator's.
-    if viewer.public.phase == "playing":
+    if viewer.public.phase == RoomPhase.PLAYING:
         return None
     return viewer.host, viewer.seat is None
 
@@ -90,7 +91,7 @@ def _status_sees(viewer: Viewer) -> Hashable:
 def _seats(public: RoomView) -> Hashable:
     # What holds the seats: at the table or not, and in the lobby how many are seated. The seats themselves
     # are regions of their own (``_seat``), sent inside it when it is sent.
-    return public.phase != "lobby", len(public.seats)
+    return public.phase != RoomPhase.LOBBY, len(public.seats)
 
 
 def _seat(public: RoomView, seat: SeatInfo) -> Hashable:
@@ -134,9 +135,9 @@ def _hand(viewer: Viewer) -> Hashable:
 
 
 def _summary(public: RoomView) -> Hashable:
-    if public.summary is None and public.phase != "finished":
+    if public.summary is None and public.phase != RoomPhase.FINISHED:
         return public.phase  # hidden, empty
-    finished = public.phase == "finished"
+    finished = public.phase == RoomPhase.FINISHED
     return (public.phase, public.match.phase if public.match is not None else None, public.summary,
             public.seat_names, public.standings, public.match_id if finished else None,
             tuple(seat.lives for seat in public.seats) if finished else None)
@@ -169,7 +170,7 @@ LIVE_REGIONS: dict[str, Region] = {
     "summary": Region(_summary),
     "controls": Region(lambda public: (public.phase, len(public.seats), public.turn_seconds), _host_or_spectator),
     "join": Region(lambda public: (public.code, public.phase, len(public.seats)), lambda viewer: viewer.seat is None),
-    "rules": Region(lambda public: (public.rules, public.preset, public.phase != "playing", public.pace),
+    "rules": Region(lambda public: (public.rules, public.preset, public.phase != RoomPhase.PLAYING, public.pace),
                     lambda viewer: viewer.host),
     "slow": Region(lambda public: (public.code, _pace(public)), _seated_or_host),
 }

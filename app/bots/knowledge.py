@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from app.game.cards import ACE, Card, mask_of, rank_mask_from
 from app.game.rules import Rules
-from app.game.views import MatchView, TrickCard
+from app.game.views import MatchPhase, MatchView, TrickCard
 
 LOWEST_RANK = 2
 ABOVE_ACE = ACE + 1
@@ -72,7 +72,7 @@ def read_knowledge(view: MatchView) -> DealKnowledge:
     """
     if view.you is None:
         raise ValueError("a spectator's view has no hand to reason from")
-    if view.phase != "playing" or view.dealer is None:
+    if view.phase != MatchPhase.PLAYING or view.dealer is None:
         raise ValueError("no deal is being played")
     rules = view.rules
     count = len(view.seats)

@@ -42,7 +42,7 @@ class Refused(Exception):
         self.code, self.message, self.status = code, message, status
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Frame:
     """One message from the server, as :meth:`View.take` saw it.
 

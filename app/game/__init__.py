@@ -20,7 +20,7 @@ from app.game.refusals import (
     Refusal,
 )
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, RuleOption, Rules, preset
-from app.game.views import MatchView, view_for
+from app.game.views import MatchPhase, MatchView, view_for
 
 __all__ = [
     "DECK",
@@ -42,6 +42,7 @@ __all__ = [
     "InvalidRules",
     "Match",
     "MatchOver",
+    "MatchPhase",
     "MatchView",
     "NotARecord",
     "NotYourTurn",

@@ -7,6 +7,7 @@ part only). Every page, fragment and message is built from these views.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import NamedTuple
 
 from app.game.cards import Card, cards_of
@@ -75,11 +76,23 @@ class HandView(NamedTuple):
         return tuple(held.card for held in self.cards if held.legal)
 
 
+class MatchPhase(StrEnum):
+    """Where a match stands, for a viewer: its value is the word the views and frames carry."""
+
+    WAITING = "waiting"
+    """No deal yet."""
+    PLAYING = "playing"
+    """A deal is being played."""
+    DEAL_OVER = "deal_over"
+    """The last deal is complete and the next not dealt."""
+    FINISHED = "finished"
+    """The match is over."""
+
+
 class MatchView(NamedTuple):
     """Everything one viewer may see of a match at one moment.
 
-    - ``phase``: ``"waiting"`` (no deal yet), ``"playing"``, ``"deal_over"``
-      (the last deal is complete and the next not dealt) or ``"finished"``.
+    - ``phase``: a :class:`MatchPhase`.
     - ``deal_number``: the current or last deal, from 1 (0 before the first);
       ``trick_number``: the current trick, from 1 (0 when there is none).
     - ``trick``: the current trick; once a deal is complete, its last trick.
@@ -89,7 +102,7 @@ class MatchView(NamedTuple):
 
     rules: Rules
     seats: tuple[SeatView, ...]
-    phase: str
+    phase: MatchPhase
     deal_number: int
     trick_number: int
     tricks_per_deal: int
@@ -104,7 +117,7 @@ class MatchView(NamedTuple):
     @property
     def finished(self) -> bool:
         """Whether the match is over."""
-        return self.phase == "finished"
+        return self.phase == MatchPhase.FINISHED
 
 
 def view_for(match: Match, seat: int | None) -> MatchView:
@@ -136,13 +149,13 @@ def view_for(match: Match, seat: int | None) -> MatchView:
         cards_left = [hand.bit_count() for hand in deal.hands]
         trick_number = deal.trick_number + 1
     if match.finished:
-        phase = "finished"
+        phase = MatchPhase.FINISHED
     elif deal is None:
-        phase = "waiting"
+        phase = MatchPhase.WAITING
     elif deal.turn is None:
-        phase = "deal_over"
+        phase = MatchPhase.DEAL_OVER
     else:
-        phase = "playing"
+        phase = MatchPhase.PLAYING
     turn = match.turn if not match.finished else None
     seats_view = tuple(
         SeatView(
@@ -163,8 +176,8 @@ def view_for(match: Match, seat: int | None) -> MatchView:
         rules=match.rules,
         seats=seats_view,
         phase=phase,
-        deal_number=match.deals_completed + (phase == "playing"),
-        trick_number=trick_number if phase == "playing" else 0,
+        deal_number=match.deals_completed + (phase == MatchPhase.PLAYING),
+        trick_number=trick_number if phase == MatchPhase.PLAYING else 0,
         tricks_per_deal=match.rules.hand_size,
         dealer=deal.dealer if deal is not None else None,
         turn=turn,

@@ -18,8 +18,12 @@ from app.game.summary import DealSummary, summarize_deal
 from app.identity import new_match_id
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore, StorageUnavailable
+from app.rooms.phases import RoomPhase, room_phase
 from app.rooms.schedule import moment_of
 from app.wording.errors import EngineProblem, problem
+
+__all__ = ["CurrentMatch", "RoomPhase", "shuffler"]
+"""``RoomPhase`` too: what :attr:`CurrentMatch.phase` gives, for the room."""
 
 
 def shuffler(rng: random.Random) -> random.Random:
@@ -53,16 +57,14 @@ class CurrentMatch:
         self._next_deal: tuple[Match, Match] | None = None
 
     @property
-    def phase(self) -> str:
-        """``"lobby"`` (no match yet), ``"playing"`` or ``"finished"``."""
-        if self.match is None:
-            return "lobby"
-        return "finished" if self.match.finished else "playing"
+    def phase(self) -> RoomPhase:
+        """The room's phase: :func:`~app.rooms.phases.room_phase` of its match."""
+        return room_phase(self.match)
 
     def require_not_playing(self, reason: str) -> None:
         """Refuse with ``match_started`` while a match is being played, worded by refusal ``reason``
         (:mod:`app.wording.errors`)."""
-        if self.phase == "playing":
+        if self.phase == RoomPhase.PLAYING:
             raise RoomError(ErrorCode.MATCH_STARTED, problem(reason))
 
     def clear(self) -> None:

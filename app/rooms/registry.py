@@ -32,6 +32,7 @@ from app.rooms.lobby import Lobby, Seat
 from app.rooms.ownership import Ownership, SoleOwnership
 from app.rooms.pace import Pace
 from app.rooms.persistence import RoomStore, StorageUnavailable, now
+from app.rooms.phases import RoomPhase
 from app.rooms.retention import RoomFacts, is_idle, is_unused, slow_verdict
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
@@ -255,7 +256,8 @@ class RoomRegistry:
                 phase=room.phase, quiet_for=facts.quiet_for, hour_seconds=self.settings.slow_hour_seconds,
                 since_acted=(now() - (room.slow.last_acted or room.created_at)).total_seconds())
             unused = verdict is None and is_unused(facts, self.settings.unused_room_seconds)
-            if verdict == "keep" and room.phase == "playing" and is_idle(facts, self.settings.room_idle_seconds):
+            playing = room.phase == RoomPhase.PLAYING
+            if verdict == "keep" and playing and is_idle(facts, self.settings.room_idle_seconds):
                 await self.sleep(code, room)
                 continue
             if verdict == "keep" or (verdict is None and not unused

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.rooms.pace import IDLE_MATCH_DAYS, LOBBY_DAYS
+from app.rooms.phases import RoomPhase
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,7 @@ def is_idle(facts: RoomFacts, idle_seconds: float) -> bool:
     return not facts.connected and facts.quiet_for >= idle_seconds
 
 
-def slow_verdict(*, phase: str, quiet_for: float, since_acted: float, hour_seconds: float) -> str | None:
+def slow_verdict(*, phase: RoomPhase, quiet_for: float, since_acted: float, hour_seconds: float) -> str | None:
     """What becomes of a slow room (``hour_seconds``: a slow hour's length) in ``phase``: ``"keep"`` it
     whatever the idle rules say, ``"abandon"`` its match, or ``None``: the live rules apply.
 
@@ -50,8 +51,8 @@ def slow_verdict(*, phase: str, quiet_for: float, since_acted: float, hour_secon
     since it last changed (``quiet_for`` seconds ago). A finished match: the live rules.
     """
     day = 24 * hour_seconds
-    if phase == "playing":
+    if phase == RoomPhase.PLAYING:
         return "abandon" if since_acted >= IDLE_MATCH_DAYS * day else "keep"
-    if phase == "lobby":
+    if phase == RoomPhase.LOBBY:
         return "keep" if quiet_for < LOBBY_DAYS * day else None
     return None

@@ -26,7 +26,7 @@ from app.rooms import schedule
 from app.rooms.autoplay import think
 from app.rooms.chat import Chat
 from app.rooms.connection import Connection
-from app.rooms.current_match import CurrentMatch
+from app.rooms.current_match import CurrentMatch, RoomPhase
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.fanout import Renderings, send_state
 from app.rooms.lobby import Lobby, Seat, Target
@@ -83,8 +83,8 @@ class Room(SlowRoom):
     # ------------------------------------------------------------------ queries
 
     @property
-    def phase(self) -> str:
-        """``"lobby"`` (no match yet), ``"playing"`` or ``"finished"``."""
+    def phase(self) -> RoomPhase:
+        """The room's phase (:class:`~app.rooms.phases.RoomPhase`)."""
         return self.current.phase
 
     @property
@@ -154,7 +154,7 @@ class Room(SlowRoom):
         removed = self.seats[seat]
         await self._save(self.lobby.without(seat))
         self.herald.dropped(removed.token_hash)
-        if self.phase == "finished":
+        if self.phase == RoomPhase.FINISHED:
             self.current.clear()  # the finished match numbers its players by the old seats
         self.presence.forget(removed.token_hash)
         self._changed()
@@ -322,7 +322,7 @@ class Room(SlowRoom):
         self.lobby, self.stored = lobby, True
 
     def _compute_away(self) -> frozenset[int]:
-        return away_now(self.presence, self.seats, self._clock(), self.timing, playing=self.phase == "playing")
+        return away_now(self.presence, self.seats, self._clock(), self.timing, playing=self.phase == RoomPhase.PLAYING)
 
     def _refresh_away(self) -> None:
         if self._compute_away() != self._away:
@@ -364,7 +364,7 @@ class Room(SlowRoom):
         """Resume after the room was rebuilt from storage: everyone gets the grace period again, and the people of
         ``stepped`` (token hashes) are stepped away again if the match is still being played."""
         self.stored = True
-        self.presence.stepped_again(stepped if self.phase == "playing" else ())
+        self.presence.stepped_again(stepped if self.phase == RoomPhase.PLAYING else ())
         self.presence.gone_from([seat.token_hash for seat in self.seats] + [self.lobby.host], self._clock())
         self._changed()
 
@@ -381,7 +381,7 @@ class Room(SlowRoom):
         """Arm the room's timer for what is due next."""
         moment = self._clock()
         facts = table_facts(self.presence, self.seats, self.lobby.host, self._away, moment,
-                            finish_pending=self.current.finish_pending, playing=self.phase == "playing",
+                            finish_pending=self.current.finish_pending, playing=self.phase == RoomPhase.PLAYING,
                             needs_deal=self.match is not None and self.match.needs_deal,
                             since_turn=moment - self._turn.started, turn=self._turn_due())
         due = next_due(facts, self.timing)

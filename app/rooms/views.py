@@ -18,9 +18,10 @@ from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, preset_name
 from app.game.score_sheet import DealScore, score_sheet
 from app.game.standings import placings
 from app.game.summary import DealSummary
-from app.game.views import HandCard, HandView, MatchView, SeatView, hand_at_rest, hand_view, view_for
+from app.game.views import HandCard, HandView, MatchPhase, MatchView, SeatView, hand_at_rest, hand_view, view_for
 from app.rooms.lobby import Seat, seat_of
 from app.rooms.pace import Pace
+from app.rooms.phases import RoomPhase, room_phase
 from app.wording import deal_sentences, describe_rules
 from app.wording.refusals import WAITING
 
@@ -84,7 +85,7 @@ class RoomView(NamedTuple):
 
     code: str
     version: int
-    phase: str
+    phase: RoomPhase
     rules: Rules
     preset: str | None
     seats: tuple[SeatInfo, ...]
@@ -139,12 +140,12 @@ class RoomView(NamedTuple):
     @property
     def turn(self) -> int | None:
         """The seat to play, or ``None``."""
-        return self.match.turn if self.match is not None and self.phase == "playing" else None
+        return self.match.turn if self.match is not None and self.phase == RoomPhase.PLAYING else None
 
     @property
     def cards_played(self) -> int:
         """How many cards have been played in the deal being played (0 between deals)."""
-        if self.match is None or self.match.phase != "playing":
+        if self.match is None or self.match.phase != MatchPhase.PLAYING:
             return 0
         return sum(len(seat.played) for seat in self.seats) + len(self.match.trick)
 
@@ -156,7 +157,7 @@ class RoomView(NamedTuple):
     @property
     def can_start(self) -> bool:
         """Whether the viewer may start a match now (host, 2–7 seated, no match running; docs/rules.md §1)."""
-        return self.you_are_host and self.phase != "playing" and MIN_PLAYERS <= len(self.seats) <= MAX_PLAYERS
+        return self.you_are_host and self.phase != RoomPhase.PLAYING and MIN_PLAYERS <= len(self.seats) <= MAX_PLAYERS
 
     def host_controls(self, seat: SeatInfo) -> str | None:
         """Which of the host's controls this viewer gets on ``seat`` (one of this view's seats), as
@@ -169,7 +170,7 @@ class RoomView(NamedTuple):
         return len(self.seats) < MAX_PLAYERS
 
 
-def host_controls(phase: str, seat: SeatInfo, *, host: bool, own: bool) -> str | None:
+def host_controls(phase: RoomPhase, seat: SeatInfo, *, host: bool, own: bool) -> str | None:
     """Which of the host's controls a viewer gets on ``seat`` in a room in ``phase``: ``"remove"`` out of a
     match; ``"hand"`` during a match, on a person's seat that is still in and ``away`` (gone past the grace
     period, or stepped away: as :meth:`~app.rooms.lobby.Lobby.require_away_seat` asks to hand it to a bot,
@@ -177,7 +178,7 @@ def host_controls(phase: str, seat: SeatInfo, *, host: bool, own: bool) -> str |
     viewer who does not ``host``."""
     if not host or own:
         return None
-    if phase != "playing":
+    if phase != RoomPhase.PLAYING:
         return "remove"
     return "hand" if not seat.bot and seat.away and not seat.eliminated else None
 
@@ -214,11 +215,9 @@ class Table(NamedTuple):
     """A slow room's chat webhook and the language posted in (shown to the host only)."""
 
     @property
-    def phase(self) -> str:
-        """``"lobby"`` (no match yet), ``"playing"`` or ``"finished"``."""
-        if self.match is None:
-            return "lobby"
-        return "finished" if self.match.finished else "playing"
+    def phase(self) -> RoomPhase:
+        """The room's phase: :func:`~app.rooms.phases.room_phase` of its match."""
+        return room_phase(self.match)
 
 
 def public_view(table: Table, earlier_sheet: KnownSheet | None = None) -> RoomView:
@@ -246,7 +245,7 @@ def public_view(table: Table, earlier_sheet: KnownSheet | None = None) -> RoomVi
         standings = tuple(sorted(
             (Standing(places[s], s, match.players[s], match.scores[s]) for s in range(match.seat_count)),
             key=lambda line: (line.place, line.seat)))
-    rules = match.rules if match is not None and phase == "playing" else table.rules
+    rules = match.rules if match is not None and phase == RoomPhase.PLAYING else table.rules
     return RoomView(
         code=table.code,
         version=table.version,
@@ -267,7 +266,7 @@ def public_view(table: Table, earlier_sheet: KnownSheet | None = None) -> RoomVi
         turn_remaining=table.turn_remaining,
         score_sheet=_sheet(match, earlier_sheet),
         pace=table.pace,
-        deadline=table.slow[0] if phase == "playing" else None,
+        deadline=table.slow[0] if phase == RoomPhase.PLAYING else None,
     )
 
 
