@@ -34,7 +34,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 import http_ece
 from cryptography.hazmat.primitives import serialization
@@ -124,7 +124,44 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-class FakePushService:
+class LoopbackServer:
+    """An HTTP stand-in for an outside service on a free port of ``host``, answering in threads of its own
+    while started (``with``, or :meth:`serve` from a subclass's ``start``) until :meth:`close`."""
+
+    host = "127.0.0.1"
+    _server: ThreadingHTTPServer | None = None
+
+    def serve(self, handler: type[BaseHTTPRequestHandler], name: str) -> None:
+        """Listen with ``handler`` answering each request, in a thread called ``name``."""
+        self._server = Server((self.host, 0), handler)
+        threading.Thread(target=self._server.serve_forever, name=name, daemon=True).start()
+
+    def start(self) -> LoopbackServer:
+        """Listen and answer; returns itself."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop listening (again: nothing)."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @property
+    def port(self) -> int:
+        """The port it listens on."""
+        assert self._server is not None, "start it first"
+        return int(self._server.server_address[1])
+
+
+class FakePushService(LoopbackServer):
     """The fake push service, listening on ``127.0.0.1`` (a free port) once started (``with`` or
     :meth:`start`). ``vapid_key``, when given, is the only VAPID public key (base64url) it takes, as a
     real service holds a subscription to the key it was made with. Thread-safe: the server answers in
@@ -139,8 +176,6 @@ class FakePushService:
         self._scripts: dict[str | None, deque[Answer]] = {}
         self._gone: set[str] = set()
         self._changed = threading.Condition()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # Running
 
@@ -168,30 +203,8 @@ class FakePushService:
             def log_message(self, format: str, *args: Any) -> None:
                 """Quiet: the tests read the deliveries, not a log."""
 
-        self._server = Server((self.host, 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-push", daemon=True)
-        self._thread.start()
+        self.serve(Handler, "fake-push")
         return self
-
-    def close(self) -> None:
-        """Stop listening."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakePushService:
-        return self.start()
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
-
-    @property
-    def port(self) -> int:
-        """The port it listens on."""
-        assert self._server is not None, "start the service first"
-        return int(self._server.server_address[1])
 
     @property
     def base_url(self) -> str:

@@ -16,8 +16,10 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from bench.fakepush import LoopbackServer
 
 
 @dataclass(frozen=True)
@@ -30,22 +32,13 @@ class Post:
     body: Any
 
 
-class Server(ThreadingHTTPServer):
-    """The HTTP server, with room for many connections arriving at once (the standard one queues 5, and
-    a sixth waits a second or more for the kernel to try again)."""
-
-    request_queue_size = 1024
-    daemon_threads = True
-
-
-class FakeChat:
+class FakeChat(LoopbackServer):
     """The fake chat, listening on ``127.0.0.1`` (a free port) once started."""
 
     def __init__(self) -> None:
         self.posts: list[Post] = []
         self._answers: deque[int] = deque()
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
 
     def start(self) -> FakeChat:
         chat = self
@@ -71,27 +64,13 @@ class FakeChat:
             def log_message(self, format: str, *args: Any) -> None:
                 """Quiet."""
 
-        self._server = Server(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, name="fake-chat", daemon=True).start()
+        self.serve(Handler, "fake-chat")
         return self
-
-    def close(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeChat:
-        return self.start()
-
-    def __exit__(self, *_exc: object) -> None:
-        self.close()
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "start the chat first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        """``http://127.0.0.1:PORT``."""
+        return f"http://{self.host}:{self.port}"
 
     @property
     def allowlist_entry(self) -> str:
