@@ -327,7 +327,7 @@ async def room_page(code: str, request: Request, registry: RegistryDep, settings
     view = _viewer_view(request, room)
     response = templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
     remember_viewer(request, response, settings)  # the id it chats under while it watches
-    keep_or_end_seat_cookie(response, request, settings, room.code, room.lobby)
+    keep_or_end_seat_cookie(response, request, settings, room.code, room)
     return response
 
 
@@ -358,9 +358,9 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
     if room is None:
         return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
     viewer = _viewer_hash(request, room)
-    if room.lobby.seat_of(viewer) is not None:
+    if room.seat_of(viewer) is not None:
         return RedirectResponse(_room_path(request, room.code), status_code=303)
-    host_token = seat_token(request, room.code) if room.lobby.is_host(viewer) else None
+    host_token = seat_token(request, room.code) if room.knows(viewer) else None  # seatless: known as host
     try:
         _, token = await room.join(name, host_token)
     except RoomError as error:
@@ -397,7 +397,7 @@ async def take_seat_form(code: str, request: Request, registry: RegistryDep, set
     room = registry.get(code)
     if room is None:
         return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
-    if room.lobby.knows(_viewer_hash(request, room)):
+    if room.knows(_viewer_hash(request, room)):
         return _take_refused(request, room, "This browser already has a place at this table. Open the link in "
                              "another browser, or in a private window.", 409)
     try:

@@ -139,7 +139,7 @@ async def admitted(websocket: WebSocket, room: Room, settings: Settings, token_h
     anyone else while the room has fewer than ``settings.max_connections_per_room`` connections. A socket
     not taken is told ``room_crowded`` (in ``language``) and closed (1013).
     """
-    if (token_hash is not None and room.lobby.knows(token_hash)) or \
+    if (token_hash is not None and room.knows(token_hash)) or \
             len(room.connections) < settings.max_connections_per_room:
         return True
     await _refuse(websocket, ErrorCode.ROOM_CROWDED, problem("room_crowded"), CLOSE_CROWDED, language)
@@ -177,7 +177,7 @@ async def protocol_socket(websocket: WebSocket) -> None:
     token_hash = None
     if hello.token is not None:
         token_hash = hash_token(hello.token)
-        if not room.lobby.knows(token_hash):
+        if not room.knows(token_hash):
             await _refuse(websocket, ErrorCode.UNKNOWN_TOKEN, problem("unknown_token"), CLOSE_BAD_TOKEN, language)
             return
     if not await admitted(websocket, room, settings, token_hash, language):
@@ -421,4 +421,4 @@ def player_token_hash(websocket: WebSocket, room: Room) -> str | None:
     if not token:
         return None
     token_hash = hash_token(token)
-    return token_hash if room.lobby.knows(token_hash) else None
+    return token_hash if room.knows(token_hash) else None

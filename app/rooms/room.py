@@ -124,6 +124,14 @@ class Room(SlowRoom):
         """The room as the person with ``token_hash`` (``None``: a spectator) sees it now."""
         return room_view(self.table(), self.lobby.seat_of(token_hash), host=self.lobby.is_host(token_hash))
 
+    def knows(self, token_hash: str | None) -> bool:
+        """Whether ``token_hash`` is a seated person's here or the host's (a token the room takes)."""
+        return self.lobby.knows(token_hash)
+
+    def seat_of(self, token_hash: str | None) -> int | None:
+        """The seat of the person with ``token_hash`` (``None``: no seat here)."""
+        return self.lobby.seat_of(token_hash)
+
     # ------------------------------------------------------------------ seats and settings
 
     async def join(self, name: str, host_token: str | None = None) -> tuple[int, str]:
