@@ -204,13 +204,9 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage, limiter
         case ChatText() | React():
             await _chat(room, conn, message, limiter)
         case Mute():
-            live = room.presence.live()
-            room.chat.mute(room.lobby, room.chat.sender(room.lobby, conn, live), message.sender,
-                           room.current.match_id, live)
+            room.mute(conn, message.sender)
         case SpectatorChat():
-            live = room.presence.live()
-            room.chat.allow_spectators(room.lobby, room.chat.sender(room.lobby, conn, live), message.on,
-                                       room.current.match_id, live)
+            room.allow_spectators(conn, message.on)
         case Play():
             await room.play(who, message.card, message.moment, message.match)
         case Start():
@@ -264,14 +260,13 @@ def checked_webhook(room: Room, url: object) -> str | None:
 async def _chat(room: Room, conn: Connection, message: ChatText | React, limiter: RateLimiter | None) -> None:
     """``conn``'s person writes a chat line, within the ``chat`` limit of its sender (a player by their
     player id, a spectator by their anonymous id: not by address); over it, ``rate_limited`` (no close)."""
-    sender = room.chat.sender(room.lobby, conn, room.presence.live())
+    sender = room.chat_sender(conn)
     wait = None if limiter is None else await limiter.retry_after("chat", f"{room.code}/{sender.id}")
     if wait is not None:
         raise RoomError(ErrorCode.RATE_LIMITED, limit_problem("chat", wait), status=429)
-    live = room.presence.live()  # again: the room may have changed while the limiter counted
-    room.chat.say(room.chat.sender(room.lobby, conn, live), room.current.match_id, live,
-                  text=message.text if isinstance(message, ChatText) else None,
-                  reaction=message.reaction if isinstance(message, React) else None)
+    # ``say`` finds the sender again: the room may have changed while the limiter counted
+    room.say(conn, text=message.text if isinstance(message, ChatText) else None,
+             reaction=message.reaction if isinstance(message, React) else None)
 
 
 def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None, renderer: Renderer,

@@ -24,7 +24,7 @@ from app.identity import hash_token
 from app.notify.notices import Notifier
 from app.rooms import schedule
 from app.rooms.autoplay import think
-from app.rooms.chat import Chat
+from app.rooms.chat_room import ChatRoom
 from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch, RoomPhase
 from app.rooms.errors import ErrorCode, RoomError
@@ -47,7 +47,7 @@ CLOSE_RESTART = 1012
 """Close code for connections of a room going away with its server: "service restart, reconnect"."""
 
 
-class Room(SlowRoom):
+class Room(SlowRoom, ChatRoom):
     """A table people join by its code, and the match played at it.
 
     Actions are coroutines that raise :class:`RoomError` and change nothing
@@ -78,7 +78,7 @@ class Room(SlowRoom):
         self._timer = Timer(f"room {code}", then=self._reschedule, retry_seconds=schedule.RETRY_SECONDS)
         self._renderings: Renderings | None = None
         self._links = SeatLinks(self._timing.seat_link)
-        self.chat = Chat()  # in memory only: a restart forgets it (app/rooms/chat.py)
+        self._start_chat()
 
     # ------------------------------------------------------------------ queries
 
