@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +73,25 @@ def test_dependencies_run_one_way_as_the_import_contracts_say():
 def test_the_room_module_stays_small():
     lines = (ROOT / "app" / "rooms" / "room.py").read_text(encoding="utf-8").count("\n")
     assert lines < 400, f"app/rooms/room.py has {lines} lines: move a concern out of Room"
+
+
+ROOM_PARTS = frozenset({"lobby", "chat", "presence", "current"})
+"""The parts of a room (:class:`~app.rooms.room.Room`) that only the room itself handles."""
+
+
+def parts_reached(source: str) -> list[tuple[int, str]]:
+    """``(line, text)`` of each place in ``source`` that reads an attribute named as a part of a room
+    (:data:`ROOM_PARTS`), whatever the name before it: ``room.lobby``, ``other.chat``, ``f().current``."""
+    return sorted((node.lineno, ast.unparse(node)) for node in ast.walk(ast.parse(source))
+                  if isinstance(node, ast.Attribute) and node.attr in ROOM_PARTS)
+
+
+def test_the_routes_call_the_room_never_its_parts():
+    reached = [f"{path.relative_to(ROOT)}:{line}: {text}" for path in sorted((ROOT / "app" / "api").rglob("*.py"))
+               for line, text in parts_reached(path.read_text(encoding="utf-8"))]
+    assert reached == [], "the routes reach into a room's parts: give Room a method that says what they want"
+
+
+def test_the_parts_finder_finds_a_part_through_any_name():
+    source = "from app.rooms.chat import Chat\nroom.lobby.knows(x)\nhere = table.chat\nf().current.match_id\n"
+    assert parts_reached(source) == [(2, "room.lobby"), (3, "table.chat"), (4, "f().current")]

@@ -63,7 +63,7 @@ def _seat_hash(registry: RoomRegistry, code: str, token: object) -> tuple[str, s
     if not isinstance(token, str):
         raise RoomError(ErrorCode.BAD_REQUEST, problem("push_token"), status=422)
     token_hash = hash_token(token)
-    if not room.lobby.knows(token_hash):
+    if not room.knows(token_hash):
         raise RoomError(ErrorCode.UNKNOWN_TOKEN, problem("unknown_token"), status=403)
     return room.code, token_hash
 

@@ -25,7 +25,7 @@ from app.game.rules import MAX_PLAYERS
 from app.identity import hash_token
 from app.names import form_number
 from app.rendering import Block, render_each, templates
-from app.rooms.chat import Chat, ChatLine, ChatStatus
+from app.rooms.chat import ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.phases import RoomPhase
 from app.rooms.protocol import rules_from
@@ -308,7 +308,7 @@ def _page_context(request: Request, room: Room, settings: Settings, view: RoomVi
         "room_url": f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}",
         "error": error,
         "heartbeat_ms": round(heartbeat_seconds(settings) * 1000),
-        "chat_status": room.chat.status(room.current.match_id),
+        "chat_status": room.chat_status(),
         **live_context(request.app.url_path_for, settings.deal_pause_seconds, push_offered=settings.push_on),
     }
 
@@ -327,7 +327,7 @@ async def room_page(code: str, request: Request, registry: RegistryDep, settings
     view = _viewer_view(request, room)
     response = templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
     remember_viewer(request, response, settings)  # the id it chats under while it watches
-    keep_or_end_seat_cookie(response, request, settings, room.code, room.lobby)
+    keep_or_end_seat_cookie(response, request, settings, room.code, room)
     return response
 
 
@@ -358,9 +358,9 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
     if room is None:
         return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
     viewer = _viewer_hash(request, room)
-    if room.lobby.seat_of(viewer) is not None:
+    if room.seat_of(viewer) is not None:
         return RedirectResponse(_room_path(request, room.code), status_code=303)
-    host_token = seat_token(request, room.code) if room.lobby.is_host(viewer) else None
+    host_token = seat_token(request, room.code) if room.knows(viewer) else None  # seatless: known as host
     try:
         _, token = await room.join(name, host_token)
     except RoomError as error:
@@ -397,7 +397,7 @@ async def take_seat_form(code: str, request: Request, registry: RegistryDep, set
     room = registry.get(code)
     if room is None:
         return templates.TemplateResponse(request, "missing.html", {"code": code}, status_code=404)
-    if room.lobby.knows(_viewer_hash(request, room)):
+    if room.knows(_viewer_hash(request, room)):
         return _take_refused(request, room, "This browser already has a place at this table. Open the link in "
                              "another browser, or in a private window.", 409)
     try:
@@ -489,18 +489,20 @@ class PageRenderer:
     """How the table page sees the room: its live regions, sending one connection only those that changed.
 
     ``context`` is :func:`live_context` (links and the deal pause);
-    ``link_url`` writes a seat link's URL; ``chat`` is the room's chat, whose
-    status comes with the regions (a new host gets its controls). One
-    renderer per page connection: it remembers what that page was sent.
+    ``link_url`` writes a seat link's URL; ``chat_status`` tells who may
+    write in the room's chat now (:meth:`Room.chat_status`), which comes with
+    the regions (a new host gets its controls). One renderer per page
+    connection: it remembers what that page was sent.
     """
 
     kind = "page"
-    __slots__ = ("context", "link_url", "room_chat", "sent")  # one per page socket
+    __slots__ = ("context", "link_url", "room_chat_status", "sent")  # one per page socket
 
-    def __init__(self, context: dict[str, Any], *, link_url: Callable[[Link], str], chat: Chat | None = None) -> None:
+    def __init__(self, context: dict[str, Any], *, link_url: Callable[[Link], str],
+                 chat_status: Callable[[], ChatStatus] | None = None) -> None:
         self.context = context
         self.link_url = link_url
-        self.room_chat = chat
+        self.room_chat_status = chat_status
         self.sent: dict[str, str] = {}
 
     def render(self, viewer: Viewer, shared: dict[Any, Any]) -> dict[str, str]:
@@ -561,8 +563,8 @@ class PageRenderer:
             regions[SHEET_BEFORE], regions[SHEET_ADDED] = added
         for name in NAMED_REGIONS:
             regions[name] = with_names(kept, regions[name], version.public.seats, viewer.seat)
-        if self.room_chat is not None:
-            status = self.room_chat.status(version.public.match_id)
+        if self.room_chat_status is not None:
+            status = self.room_chat_status()
             chat_key = (*version.prefix, "chat-status", viewer.host, status)
             chat_status = kept.get(chat_key)
             if chat_status is None:
@@ -673,6 +675,7 @@ async def room_socket(websocket: WebSocket) -> None:
     token_hash = player_token_hash(websocket, room)
     if not await admitted(websocket, room, settings, token_hash, language):
         return
-    renderer = PageRenderer(websocket.app.state.live_context, link_url=link_url(websocket, settings), chat=room.chat)
+    renderer = PageRenderer(websocket.app.state.live_context, link_url=link_url(websocket, settings),
+                             chat_status=room.chat_status)
     await serve(websocket, room, settings, token_hash, renderer, adapt=translate_page_message,
                 language=language, viewer=browser_viewer(websocket))

@@ -20,7 +20,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.identity import ROOM_CODE_ALPHABET, ROOM_CODE_LENGTH, hash_token
-from app.rooms.lobby import Lobby
+from app.rooms.room import Room
 from app.settings import Settings
 
 SEAT_COOKIE_MAX_AGE = 30 * 24 * 3600
@@ -93,14 +93,14 @@ def end_seat_cookie(response: Response, conn: HTTPConnection, settings: Settings
 
 
 def keep_or_end_seat_cookie(response: Response, conn: HTTPConnection, settings: Settings, code: str,
-                            lobby: Lobby | None) -> None:
-    """After a visit of room ``code``'s page (``lobby`` is the room's, ``None`` when there is no such room):
-    a seat cookie whose token the room still knows (a seat, or its host) is renewed, any other removed.
+                            room: Room | None) -> None:
+    """After a visit of room ``code``'s page (``room``: ``None`` when there is no such room): a seat cookie
+    whose token the room still knows (:meth:`Room.knows`: a seat, or its host) is renewed, any other removed.
     Nothing is set for a browser that sent none."""
     token = seat_token(conn, code)
     if token is None:
         return
-    if lobby is not None and lobby.knows(hash_token(token)):
+    if room is not None and room.knows(hash_token(token)):
         set_seat_cookie(response, conn, settings, code, token)
     else:
         end_seat_cookie(response, conn, settings, code)

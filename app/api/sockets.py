@@ -139,7 +139,7 @@ async def admitted(websocket: WebSocket, room: Room, settings: Settings, token_h
     anyone else while the room has fewer than ``settings.max_connections_per_room`` connections. A socket
     not taken is told ``room_crowded`` (in ``language``) and closed (1013).
     """
-    if (token_hash is not None and room.lobby.knows(token_hash)) or \
+    if (token_hash is not None and room.knows(token_hash)) or \
             len(room.connections) < settings.max_connections_per_room:
         return True
     await _refuse(websocket, ErrorCode.ROOM_CROWDED, problem("room_crowded"), CLOSE_CROWDED, language)
@@ -177,7 +177,7 @@ async def protocol_socket(websocket: WebSocket) -> None:
     token_hash = None
     if hello.token is not None:
         token_hash = hash_token(hello.token)
-        if not room.lobby.knows(token_hash):
+        if not room.knows(token_hash):
             await _refuse(websocket, ErrorCode.UNKNOWN_TOKEN, problem("unknown_token"), CLOSE_BAD_TOKEN, language)
             return
     if not await admitted(websocket, room, settings, token_hash, language):
@@ -204,13 +204,9 @@ async def dispatch(room: Room, conn: Connection, message: ClientMessage, limiter
         case ChatText() | React():
             await _chat(room, conn, message, limiter)
         case Mute():
-            live = room.presence.live()
-            room.chat.mute(room.lobby, room.chat.sender(room.lobby, conn, live), message.sender,
-                           room.current.match_id, live)
+            room.mute(conn, message.sender)
         case SpectatorChat():
-            live = room.presence.live()
-            room.chat.allow_spectators(room.lobby, room.chat.sender(room.lobby, conn, live), message.on,
-                                       room.current.match_id, live)
+            room.allow_spectators(conn, message.on)
         case Play():
             await room.play(who, message.card, message.moment, message.match)
         case Start():
@@ -264,14 +260,13 @@ def checked_webhook(room: Room, url: object) -> str | None:
 async def _chat(room: Room, conn: Connection, message: ChatText | React, limiter: RateLimiter | None) -> None:
     """``conn``'s person writes a chat line, within the ``chat`` limit of its sender (a player by their
     player id, a spectator by their anonymous id: not by address); over it, ``rate_limited`` (no close)."""
-    sender = room.chat.sender(room.lobby, conn, room.presence.live())
+    sender = room.chat_sender(conn)
     wait = None if limiter is None else await limiter.retry_after("chat", f"{room.code}/{sender.id}")
     if wait is not None:
         raise RoomError(ErrorCode.RATE_LIMITED, limit_problem("chat", wait), status=429)
-    live = room.presence.live()  # again: the room may have changed while the limiter counted
-    room.chat.say(room.chat.sender(room.lobby, conn, live), room.current.match_id, live,
-                  text=message.text if isinstance(message, ChatText) else None,
-                  reaction=message.reaction if isinstance(message, React) else None)
+    # ``say`` finds the sender again: the room may have changed while the limiter counted
+    room.say(conn, text=message.text if isinstance(message, ChatText) else None,
+             reaction=message.reaction if isinstance(message, React) else None)
 
 
 def serve(websocket: WebSocket, room: Room, settings: Settings, token_hash: str | None, renderer: Renderer,
@@ -421,4 +416,4 @@ def player_token_hash(websocket: WebSocket, room: Room) -> str | None:
     if not token:
         return None
     token_hash = hash_token(token)
-    return token_hash if room.lobby.knows(token_hash) else None
+    return token_hash if room.knows(token_hash) else None

@@ -24,7 +24,7 @@ from app.identity import hash_token
 from app.notify.notices import Notifier
 from app.rooms import schedule
 from app.rooms.autoplay import think
-from app.rooms.chat import Chat
+from app.rooms.chat_room import ChatRoom
 from app.rooms.connection import Connection
 from app.rooms.current_match import CurrentMatch, RoomPhase
 from app.rooms.errors import ErrorCode, RoomError
@@ -47,7 +47,7 @@ CLOSE_RESTART = 1012
 """Close code for connections of a room going away with its server: "service restart, reconnect"."""
 
 
-class Room(SlowRoom):
+class Room(SlowRoom, ChatRoom):
     """A table people join by its code, and the match played at it.
 
     Actions are coroutines that raise :class:`RoomError` and change nothing
@@ -78,7 +78,7 @@ class Room(SlowRoom):
         self._timer = Timer(f"room {code}", then=self._reschedule, retry_seconds=schedule.RETRY_SECONDS)
         self._renderings: Renderings | None = None
         self._links = SeatLinks(self._timing.seat_link)
-        self.chat = Chat()  # in memory only: a restart forgets it (app/rooms/chat.py)
+        self._start_chat()
 
     # ------------------------------------------------------------------ queries
 
@@ -123,6 +123,14 @@ class Room(SlowRoom):
     def view_for(self, token_hash: str | None) -> RoomView:
         """The room as the person with ``token_hash`` (``None``: a spectator) sees it now."""
         return room_view(self.table(), self.lobby.seat_of(token_hash), host=self.lobby.is_host(token_hash))
+
+    def knows(self, token_hash: str | None) -> bool:
+        """Whether ``token_hash`` is a seated person's here or the host's (a token the room takes)."""
+        return self.lobby.knows(token_hash)
+
+    def seat_of(self, token_hash: str | None) -> int | None:
+        """The seat of the person with ``token_hash`` (``None``: no seat here)."""
+        return self.lobby.seat_of(token_hash)
 
     # ------------------------------------------------------------------ seats and settings
 
