@@ -19,7 +19,8 @@ from app.notify.push import payload
 from app.notify.turns import TurnNotice
 from bench.fakepush import FakePushService
 from tests.e2e.conftest import DEAL_PAUSE_SECONDS, serve
-from tests.e2e.helpers import LiveServer, Tab, audit, protocol_player, sign_in
+from tests.e2e.helpers import LiveServer, Tab, audit, play_until, protocol_player, sign_in
+from tests.e2e.test_table_life import AWAKE_JS, locks
 
 pytestmark = pytest.mark.e2e
 
@@ -324,6 +325,27 @@ def test_a_slow_tables_page_closes_its_socket_while_hidden_and_a_live_tables_kee
     assert other.page.locator("#connection").get_attribute("data-state") == "open"
     assert other.sockets_opened == opened
     assert tab.problems() == [] and other.problems() == []
+
+
+def test_at_a_slow_table_the_screen_stays_awake_only_while_it_is_your_turn(
+        open_tab: Any, push_server: LiveServer) -> None:
+    code, (ana_token, ben_token) = slow_room(push_server, "Ana", "Ben")
+    tab = open_tab("ana", live=push_server, **DESKTOP)
+    tab.page.add_init_script(AWAKE_JS)
+    sign_in(tab, code, ana_token)
+    tab.goto(f"/r/{code}")
+    ben = protocol_player(push_server, code, ben_token)
+    tab.page.click("#controls button.start")
+    push_server.wait_room(code, lambda now: now["state"]["phase"] == "playing" and now["state"]["turn"] is not None)
+    for _ in range(2):  # Ana's turn, then Ben's, twice over
+        play_until(push_server, code, {}, {1: ben}, lambda now: now["state"]["turn"] == 0, watchers=(tab,))
+        tab.page.wait_for_function("() => window.locks.at(-1) === 'request screen'")
+        play_until(push_server, code, {0: tab}, {1: ben}, lambda now: now["state"]["turn"] == 1)
+        tab.page.wait_for_function("() => window.locks.at(-1) === 'release'")
+    assert locks(tab)[:4] == ["request screen", "release", "request screen", "release"]
+    assert tab.page.locator("#room").get_attribute("data-awake") == "turn"
+    ben.close()
+    assert tab.problems() == []
 
 
 def test_your_tables_lists_this_browsers_slow_tables_awaited_first_with_their_deadlines(

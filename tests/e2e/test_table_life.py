@@ -295,13 +295,7 @@ def test_the_screen_stays_awake_through_your_match_while_shown_and_you_may_feel_
     play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
     ana.page.wait_for_function("() => window.vibrations.length === 2")
 
-    # At a slow table (its data-awake "turn") the screen stays awake only while it is your turn.
-    ana.page.evaluate("() => { document.getElementById('room').dataset.awake = 'turn'; }")
-    play_until(server, code, {0: ana}, others, lambda now: now["state"]["turn"] == 1)
-    ana.page.wait_for_function("() => window.locks.at(-1) === 'release'")
-    play_until(server, code, {}, others, lambda now: now["state"]["turn"] == 0, watchers=(ana,))
-    ana.page.wait_for_function("() => window.locks.at(-1) === 'request screen'")
-    ana.page.evaluate("() => { document.getElementById('room').dataset.awake = 'match'; }")
+    # (At a slow table the screen stays awake only while it is your turn: tests/e2e/test_slow_page.py.)
 
     # The match ends: the screen may sleep again. A spectator never kept it awake.
     play_until(server, code, {0: ana}, others, lambda now: now["state"]["phase"] == "finished")
