@@ -147,7 +147,7 @@ async def admitted(websocket: WebSocket, room: Room, settings: Settings, token_h
 
 
 # A plain Starlette route, not FastAPI's: FastAPI's holds exit stacks and its dependencies' results for as long as
-# the socket is open, about 5 KB a socket (an eighth of its memory) that a room's thousands of sockets do not need.
+# the socket is open, memory that a room's thousands of sockets do not need (docs/performance.md).
 @router.websocket_route("/api/rooms/{code}/ws")
 async def protocol_socket(websocket: WebSocket) -> None:
     """The JSON protocol (docs/protocol.md): ``hello`` first, then actions; ``state``/``error`` back.

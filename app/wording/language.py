@@ -158,8 +158,8 @@ def number(value: int | float) -> str:
 
 @functools.lru_cache(maxsize=4096, typed=True)
 def _number(value: int | float, code: str) -> str:
-    # Babel takes about 9 µs a number, and every state sent says a few dozen of them (scores, totals,
-    # counts): the same few values over and over.
+    # Every state sent says a few dozen numbers (scores, totals, counts): the same few values over and over,
+    # each far dearer to write with Babel than to look up (docs/performance.md).
     return format_decimal(value, locale=code)
 
 
