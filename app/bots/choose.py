@@ -32,9 +32,9 @@ def choose_card(view: MatchView, strength: BotStrength | str, rng: random.Random
       :data:`DEFAULT_BUDGET_S`) and at most ``max_worlds`` sampled worlds;
       it answers at once when only one rank is legal.
     - ``"expert"``: that search on the fast engine, with sampled hands
-      weighted by how well they explain the other players' plays
-      (:func:`~app.bots.expert.expert_card`); ``budget_s`` and
-      ``max_worlds`` bound it alike (default
+      weighted by how well they explain the other players' plays and,
+      heads-up, an exact endgame (:func:`~app.bots.expert.expert_card`);
+      ``budget_s`` and ``max_worlds`` bound it alike (default
       :data:`~app.bots.expert.EXPERT_BUDGET_S`).
 
     ``view`` must be a player's view (``view_for(match, seat)``) on their

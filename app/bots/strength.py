@@ -15,7 +15,8 @@ class BotStrength(StrEnum):
     - ``NORMAL``: a rule of thumb.
     - ``HARD``: a search over the hands the others may hold.
     - ``EXPERT``: that search on the fast engine, with the hands weighted by
-      how well they explain the others' plays.
+      how well they explain the others' plays and, heads-up, the end of the
+      deal played exactly.
     """
 
     EASY = "easy"
