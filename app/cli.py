@@ -121,6 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="load: a cluster on PostgreSQL and Redis instead of one process; each table's "
                             "requests and sockets go to the room's owner, or to another process that relays them")
     bench.add_argument("--processes", type=int, default=2, help="load: processes of the cluster (default 2)")
+    bench.add_argument("--analyses", type=int, default=0, metavar="MATCHES",
+                       help="load: store this many finished matches, waiting for the coach's analysis, before "
+                            "our server starts, so that its analysis worker (one, at nice 19 on the server's "
+                            "core) is busy during the run; a last line says how many it analysed (default 0)")
     bench.add_argument("--postgres-url", default=None,
                        help="load: the PostgreSQL server for --database postgres and --cluster "
                             "(default postgresql+psycopg://postgres@127.0.0.1:5432/test)")
@@ -219,7 +223,7 @@ def _run(argv: Sequence[str] | None) -> int:
                          skip_bare=args.skip_bare, only_bare=args.only_bare, port=args.port, preset=args.preset,
                          seed=args.seed, env=args.env, languages=args.languages, chat=args.chat,
                          database=args.database, cluster=args.cluster, processes=args.processes,
-                         postgres_url=args.postgres_url, redis_url=args.redis_url)
+                         postgres_url=args.postgres_url, redis_url=args.redis_url, analyses=args.analyses)
     if args.command == "bench" and args.name == "slow":
         from bench import slow
 

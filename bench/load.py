@@ -109,6 +109,9 @@ class Config:
     processes: int = 2
     postgres_url: str = DEFAULT_POSTGRES_URL
     redis_url: str = DEFAULT_REDIS_URL
+    analyses: int = 0
+    """Finished matches stored, waiting for the coach's analysis, before our server starts (one process
+    only): its analysis worker then has work while the phases are measured (:func:`store_finished_matches`)."""
 
     @property
     def mode(self) -> str:
@@ -137,6 +140,8 @@ def server_settings(config: Config) -> dict[str, str]:
         "CUCUMBER_SEND_QUEUE_SIZE": "256",
         "CUCUMBER_UNUSED_ROOM_SECONDS": "86400",
         "CUCUMBER_RATE_LIMITS": "false",  # per address (all tables come from one) and per connection
+        # The default, stated with --analyses: one worker, at nice 19 on the server's core, analyses them.
+        **({"CUCUMBER_ANALYSIS_WORKERS": "1"} if config.analyses else {}),
         **config.env,
     }
 
@@ -899,6 +904,79 @@ async def _run_phase(target: Target, services: Services, tables: list[Table], pa
     }
 
 
+# ---------------------------------------------------------------------- the coach's work
+
+
+def store_finished_matches(database_url: str, config: Config) -> list[str]:
+    """Store ``config.analyses`` finished matches in the database at ``database_url`` (brought up to date
+    first), each waiting for the coach's analysis; returns their ids.
+
+    Each is a match of ``config.players`` normal-strength bots under the rules of ``config.preset``, played
+    through the engine with deals and choices from ``random.Random`` seeded with ``config.seed``, and stored
+    with the app's own :meth:`~app.storage.Storage.import_record`. Raises ``InvalidRules`` for an unknown
+    preset, :class:`~app.storage.StorageError` if the database fails.
+    """
+    from datetime import UTC, datetime
+
+    from app.bots.arena import play_match
+    from app.game import preset, to_record
+    from app.storage import Storage
+
+    rules = preset(config.preset)
+    lineup = ["normal"] * config.players
+    deals, choices = random.Random(f"{config.seed}-deals"), random.Random(f"{config.seed}-bots")
+    stored = []
+    with Storage(database_url) as storage:
+        storage.upgrade()
+        for _ in range(config.analyses):
+            record = to_record(play_match(lineup, rules, deals, choices))
+            match_id, _ = storage.import_record(record, imported_at=datetime.now(UTC))
+            stored.append(match_id)
+    return stored
+
+
+def count_analyses(database_url: str, stored: list[str]) -> dict[str, Any]:
+    """How far the coach got with the matches ``stored`` (:func:`store_finished_matches`), read from the
+    database at ``database_url`` once the server has stopped.
+
+    Returns ``matches_stored``; ``analyses_done`` and ``analyses_failed``; ``analyses_waiting``, those
+    never finished (a claim still running is given up when the server stops); and ``busy_to_the_end``,
+    whether any were still waiting (then the worker had work throughout the run, as the coach takes the
+    match that ended first, and these ended before the run began). Raises
+    :class:`~app.storage.StorageError` if the database fails.
+    """
+    from app.storage import Storage
+
+    with Storage(database_url) as storage:
+        states = Counter((storage.match_analysis(match_id) or {}).get("status") for match_id in stored)
+    waiting = len(stored) - states["done"] - states["failed"]
+    return {"matches_stored": len(stored), "analyses_done": states["done"], "analyses_failed": states["failed"],
+            "analyses_waiting": waiting, "busy_to_the_end": waiting > 0}
+
+
+def coach_workers(pid: int) -> list[dict[str, Any]]:
+    """The analysis workers among the child processes of server ``pid``, found by their nice 19: for
+    each, its ``pid``, ``nice`` and the ``cores`` it may run on (``/proc/<pid>/task/*/children``)."""
+    workers = []
+    for child in children(pid):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(f"/proc/{child}/stat") as file:
+                nice = int(file.read().rpartition(")")[2].split()[16])
+            if nice == 19:
+                workers.append({"pid": child, "nice": nice, "cores": sorted(os.sched_getaffinity(child))})
+    return workers
+
+
+def children(pid: int) -> list[int]:
+    """The ids of the child processes of ``pid`` (of all its threads)."""
+    found = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children") as file:
+                found += [int(child) for child in file.read().split()]
+    return found
+
+
 # ---------------------------------------------------------------------- one server
 
 
@@ -918,7 +996,7 @@ def start_server(kind: str, config: Config, folder: Path, core: int | None,
     server; returns it and its settings."""
     port = config.port or free_port()
     if kind == "cucumber":
-        settings = {"DATABASE_URL": database_url or f"sqlite:///{folder / 'bench.db'}", **server_settings(config)}
+        settings = {"DATABASE_URL": database_url or sqlite_url(folder), **server_settings(config)}
         argv = [sys.executable, "-m", "app", "serve", "--port", str(port)]
     else:
         settings = {}
@@ -927,8 +1005,14 @@ def start_server(kind: str, config: Config, folder: Path, core: int | None,
     return server, settings
 
 
+def sqlite_url(folder: Path) -> str:
+    """The URL of the run's SQLite file in ``folder``."""
+    return f"sqlite:///{folder / 'bench.db'}"
+
+
 @contextlib.asynccontextmanager
-async def launch(kind: str, config: Config, folder: Path, core: int | None) -> AsyncIterator[tuple[Target, Any]]:
+async def launch(kind: str, config: Config, folder: Path, core: int | None,
+                 analyses: dict[str, Any] | None = None) -> AsyncIterator[tuple[Target, Any]]:
     """Start the servers of a run, all on ``core``, and yield them with their settings (for the setup line).
 
     ``bare``: the yardstick. ``cucumber``: as ``config.mode`` says, one process on a SQLite file in
@@ -937,6 +1021,10 @@ async def launch(kind: str, config: Config, folder: Path, core: int | None) -> A
     traffic goes straight to a process, see :class:`~bench.targets.Target`). On leaving, stops them
     and drops the database. Raises ``RuntimeError`` when a server does not start, and SQLAlchemy's or
     Redis's errors when their servers cannot be reached.
+
+    With ``config.analyses`` (one process of ours), the finished matches are stored before the server
+    starts (:func:`store_finished_matches`), and how far its coach got with them is put in ``analyses``
+    once it has stopped (:func:`count_analyses`), beside what the caller may have put there.
     """
     suffix = secrets.token_hex(6)
     if kind == "cucumber" and config.cluster is not None:
@@ -957,6 +1045,11 @@ async def launch(kind: str, config: Config, folder: Path, core: int | None) -> A
     try:
         if kind == "cucumber" and config.database == "postgres":
             await asyncio.to_thread(fresh.create)
+        database_url = config.env.get("DATABASE_URL") or fresh.url or sqlite_url(folder)
+        stored: list[str] = []
+        if kind == "cucumber" and config.analyses:
+            note(f"{kind}: storing {config.analyses} finished matches for the coach to analyse")
+            stored = await asyncio.to_thread(store_finished_matches, database_url, config)
         server, settings = start_server(kind, config, folder, core, fresh.url or None)
         if fresh.url and "DATABASE_URL" not in config.env:
             settings["DATABASE_URL"] = shown(fresh.url)
@@ -966,6 +1059,8 @@ async def launch(kind: str, config: Config, folder: Path, core: int | None) -> A
             yield Target((member,), database_url=fresh.url or None), settings
         finally:
             await asyncio.to_thread(server.stop)
+            if stored and analyses is not None:
+                analyses.update(await asyncio.to_thread(count_analyses, database_url, stored))
     finally:
         await asyncio.to_thread(fresh.drop)
 
@@ -1047,7 +1142,8 @@ async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int
     lines: dict[str, dict[str, Any]] = {}
     mode = config.mode if kind == "cucumber" else "bare"
     disk = folder if mode == "sqlite" else None  # the disk the plays wait for (the bare server has none)
-    async with launch(kind, config, folder, cores[0]) as (target, settings):
+    analyses: dict[str, Any] = {}
+    async with launch(kind, config, folder, cores[0], analyses) as (target, settings):
         services = await asyncio.to_thread(Services, target.database_url, target.redis_url)
         try:
             usable, figures = await set_up(kind, config, target, tables)
@@ -1074,9 +1170,14 @@ async def bench_server(kind: str, config: Config, folder: Path, cores: tuple[int
                                           disk=disk)
                 lines["flat"] = {"server": kind, "phase": "flat", "mode": mode, **figures}
                 emit(lines["flat"])
+            if kind == "cucumber" and config.analyses:  # before the server stops, while its workers run
+                analyses["coach_workers"] = coach_workers(members[0].pid)
         finally:
             services.close()
             await close_sockets(tables)
+    if analyses:
+        lines["analyses"] = {"server": kind, "phase": "analyses", "mode": mode, **analyses}
+        emit(lines["analyses"])
     return lines
 
 
@@ -1128,7 +1229,7 @@ def main(*, tables: int = 1000, players: int = 4, pace: float = 3.0, duration: f
          only_bare: bool = False, port: int = 0, preset: str = "quick", seed: int = 1,
          env: list[str] | tuple[str, ...] = (), languages: str = "en", chat: bool = False,
          database: str | None = None, cluster: str | None = None, processes: int = 2,
-         postgres_url: str | None = None, redis_url: str | None = None) -> int:
+         postgres_url: str | None = None, redis_url: str | None = None, analyses: int = 0) -> int:
     """Run the load benchmark and print its JSON lines; returns the exit status (2: bad options, 1: a
     server, the database or Redis failed).
 
@@ -1136,9 +1237,14 @@ def main(*, tables: int = 1000, players: int = 4, pace: float = 3.0, duration: f
     ``postgres_url`` for the run, and dropped); ``cluster``: ``owner`` or ``relayed`` for
     ``processes`` processes on PostgreSQL and Redis (``redis_url``) instead of one. The URLs default
     to the servers on this machine (:data:`~bench.cluster.DEFAULT_POSTGRES_URL`, ``…_REDIS_URL``).
+    ``analyses``: finished matches stored for the coach before our server starts (one process only; see
+    :func:`store_finished_matches`), and a line of how many it analysed during the run.
     """
     from redis.exceptions import RedisError
     from sqlalchemy.exc import SQLAlchemyError
+
+    from app.game import PRESETS
+    from app.storage import StorageError
 
     try:
         if cluster is not None and cluster not in ROUTES:
@@ -1148,6 +1254,10 @@ def main(*, tables: int = 1000, players: int = 4, pace: float = 3.0, duration: f
         database = database or ("postgres" if cluster is not None else "sqlite")
         if database not in DATABASES:
             raise ValueError(f"--database is one of {', '.join(DATABASES)}, not {database!r}")
+        if analyses < 0 or (analyses and cluster is not None):
+            raise ValueError("--analyses is a number not below 0, for one process (leave --cluster out)")
+        if analyses and preset not in PRESETS:
+            raise ValueError(f"--preset is one of {', '.join(PRESETS)}, not {preset!r}")
         if cluster is not None and (processes < 2 or port):
             raise ValueError("a cluster has at least 2 --processes, each on a free port (no --port)")
         config = Config(tables=tables, players=players, pace=pace, duration=duration, flat_tables=flat_tables,
@@ -1155,7 +1265,7 @@ def main(*, tables: int = 1000, players: int = 4, pace: float = 3.0, duration: f
                         only_bare=only_bare,
                         port=port, preset=preset, seed=seed, env=parse_env(env),
                         languages=tuple(code.strip() for code in languages.split(",") if code.strip()) or ("en",),
-                        database=database, cluster=cluster, processes=processes,
+                        database=database, cluster=cluster, processes=processes, analyses=analyses,
                         postgres_url=postgres_url or DEFAULT_POSTGRES_URL, redis_url=redis_url or DEFAULT_REDIS_URL)
         if tables < 1 or flat_tables < 1 or not 2 <= players <= 7 or pace < 0 or duration < 0 or flat_duration < 0:
             raise ValueError("--tables and --flat-tables are at least 1, --players 2 to 7, times not negative")
@@ -1171,7 +1281,7 @@ def main(*, tables: int = 1000, players: int = 4, pace: float = 3.0, duration: f
     folder = database_folder()
     try:
         asyncio.run(run(config, folder, cores, open_files))
-    except (RuntimeError, SQLAlchemyError, RedisError) as error:
+    except (RuntimeError, SQLAlchemyError, RedisError, StorageError) as error:
         print(f"cucumber bench load: {error}", file=sys.stderr)
         return 1
     finally:

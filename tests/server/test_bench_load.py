@@ -189,3 +189,27 @@ def test_a_phase_waits_for_the_server_to_be_at_rest_and_no_longer_than_its_limit
         for process in (idle, busy):
             process.kill()
             process.wait()
+
+
+@pytest.mark.timeout(120)
+def test_a_run_with_stored_matches_keeps_the_coach_busy_on_the_servers_core():
+    # Two players make a short match to analyse; the worker runs at nice 19, so only an idle core lets it on.
+    lines = bench("--analyses", "3", "--players", "2", "--skip-bare", "--duration", "1", "--flat-duration", "1")
+    phases = {line["phase"]: line for line in lines}
+    assert set(phases) == {"setup", "pace", "flat", "analyses"}
+    setup, analyses = phases["setup"], phases["analyses"]
+    assert setup["settings"]["CUCUMBER_ANALYSIS_WORKERS"] == "1"
+    # The worker competes with the server on its core, at the lowest priority.
+    assert [(worker["cores"], worker["nice"]) for worker in analyses["coach_workers"]] == [
+        ([setup["server_core"]], 19)], analyses
+    assert analyses["matches_stored"] == 3 and analyses["analyses_failed"] == 0, analyses
+    assert analyses["analyses_done"] > 0, analyses
+    assert analyses["analyses_done"] + analyses["analyses_waiting"] == 3
+    assert analyses["busy_to_the_end"] is (analyses["analyses_waiting"] > 0)
+
+
+def test_stored_matches_are_refused_for_a_cluster():
+    result = subprocess.run([sys.executable, "-m", "app", "bench", "load", "--analyses", "5", "--cluster", "owner"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert "--analyses" in result.stderr
