@@ -21,8 +21,9 @@ from app.game.fast import Table, last_trick_payers, legal_of, trick_state
 Ending = tuple[tuple[int, ...], int]
 """How a deal ends: the seats that pay for its last trick and the points each adds (§2.7, §3)."""
 
-MAX_MEMO = 400_000
-"""Positions remembered per set of rules before the memory is cleared."""
+MAX_MEMO = 50_000
+"""Positions remembered per set of rules before the memory is cleared: a bound on the memory of each process
+where an expert thinks."""
 
 SPITE = 0.01
 """How much a seat's :func:`cost` counts the others' penalty against its own."""
