@@ -68,7 +68,8 @@ def lowest_priority() -> None:
 def run_worker(database_url: str, worker: str, stop: Event, poll_seconds: float = POLL_SECONDS,
                worlds: int = WORLDS, lowest: bool = True) -> None:
     """A worker process's life: at the lowest priority (unless not ``lowest``), analyse finished matches with
-    ``worlds`` worlds a play until ``stop`` is set.
+    ``worlds`` worlds a play until ``stop`` is set, or until the server process that started it has ended
+    without setting it (killed, or crashed): a worker never outlives its server.
 
     ``worker`` names it in the claims. A failing database is logged and tried
     again after ``poll_seconds``; so is an idle spell.
@@ -77,7 +78,7 @@ def run_worker(database_url: str, worker: str, stop: Event, poll_seconds: float 
         lowest_priority()
     storage = Storage(database_url)
     try:
-        while not stop.is_set():
+        while not stop.is_set() and server_alive():
             try:
                 done = analyse_next(storage, worker, worlds=worlds)
             except StorageError as error:
@@ -87,6 +88,12 @@ def run_worker(database_url: str, worker: str, stop: Event, poll_seconds: float 
                 stop.wait(poll_seconds)
     finally:
         storage.close()
+
+
+def server_alive() -> bool:
+    """Whether the process that started this one still runs (``True`` in a process started otherwise)."""
+    server = multiprocessing.parent_process()
+    return server is None or server.is_alive()
 
 
 class AnalysisWorkers:

@@ -3,6 +3,9 @@
 import multiprocessing
 import os
 import random
+import signal
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime
 
@@ -58,6 +61,33 @@ def test_a_worker_process_analyses_finished_matches_and_stops(storage, tmp_path)
     finally:
         workers.stop(storage)
     assert not workers._processes
+
+
+SERVER_WITH_A_WORKER = """
+import sys, time
+from app.coach.worker import AnalysisWorkers
+workers = AnalysisWorkers(sys.argv[1], 1, "test", poll_seconds=0.1, worlds=20, lowest=False)
+workers.start()
+print(workers._processes[0].pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_worker_ends_when_its_server_is_killed(storage, tmp_path):
+    with subprocess.Popen([sys.executable, "-c", SERVER_WITH_A_WORKER, f"sqlite:///{tmp_path / 'coach.db'}"],
+                          stdout=subprocess.PIPE, text=True) as server:
+        worker = int(server.stdout.readline())
+        os.kill(worker, 0)  # it runs
+        server.send_signal(signal.SIGKILL)  # no chance to stop its workers
+    deadline = time.monotonic() + 120  # a guard against a hang, not a measure
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(worker, signal.SIGKILL)
+    pytest.fail(f"the worker {worker} outlived its server")
 
 
 def _niceness_after_lowest_priority(answer):
