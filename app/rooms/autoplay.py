@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import multiprocessing
+import multiprocessing.connection
 import os
 import random
 import threading
@@ -70,8 +71,22 @@ def thinking_pool() -> ProcessPoolExecutor:
     with _Pool.lock:
         if _Pool.executor is None:
             _Pool.executor = ProcessPoolExecutor(max_workers=THINKING_PROCESSES,
-                                                 mp_context=multiprocessing.get_context("spawn"))
+                                                 mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=end_with_the_server)
         return _Pool.executor
+
+
+def end_with_the_server() -> None:
+    """In a worker process: end it as soon as the server process that started it ends without shutting it down
+    (killed, or crashed), so that no worker outlives its server."""
+    server = multiprocessing.parent_process()
+    if server is not None:
+        threading.Thread(target=_end_after, args=(server.sentinel,), name="server-watch", daemon=True).start()
+
+
+def _end_after(sentinel: int) -> None:
+    multiprocessing.connection.wait([sentinel])
+    os._exit(0)
 
 
 def stop_thinking() -> None:

@@ -5,6 +5,10 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -61,3 +65,27 @@ async def test_an_expert_thinks_in_a_worker_process_while_another_room_plays_on(
         expert_room.close()
         other.close()
     stop_thinking()
+
+
+SERVER_THAT_THINKS = """
+import time
+from app.rooms.autoplay import process_id, thinking_pool
+print(thinking_pool().submit(process_id).result(timeout=120), flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_thinking_process_ends_when_its_server_is_killed():
+    with subprocess.Popen([sys.executable, "-c", SERVER_THAT_THINKS], stdout=subprocess.PIPE, text=True) as server:
+        worker = int(server.stdout.readline())
+        os.kill(worker, 0)  # it runs
+        server.send_signal(signal.SIGKILL)  # no chance to shut its pool down
+    deadline = time.monotonic() + 120  # a guard against a hang, not a measure
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(worker, signal.SIGKILL)
+    pytest.fail(f"the thinking process {worker} outlived its server")
