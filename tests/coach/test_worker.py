@@ -3,9 +3,6 @@
 import multiprocessing
 import os
 import random
-import signal
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime
 
@@ -16,6 +13,7 @@ from app.coach.worker import AnalysisWorkers, analyse_next, lowest_priority
 from app.game import Rules, to_record
 from app.game.simulate import play_random_match
 from app.storage import Storage
+from tests.processes import ended, worker_left_by_a_killed_server
 
 
 @pytest.fixture
@@ -74,20 +72,8 @@ time.sleep(600)
 
 
 def test_a_worker_ends_when_its_server_is_killed(storage, tmp_path):
-    with subprocess.Popen([sys.executable, "-c", SERVER_WITH_A_WORKER, f"sqlite:///{tmp_path / 'coach.db'}"],
-                          stdout=subprocess.PIPE, text=True) as server:
-        worker = int(server.stdout.readline())
-        os.kill(worker, 0)  # it runs
-        server.send_signal(signal.SIGKILL)  # no chance to stop its workers
-    deadline = time.monotonic() + 120  # a guard against a hang, not a measure
-    while time.monotonic() < deadline:
-        try:
-            os.kill(worker, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.1)
-    os.kill(worker, signal.SIGKILL)
-    pytest.fail(f"the worker {worker} outlived its server")
+    worker = worker_left_by_a_killed_server(SERVER_WITH_A_WORKER, f"sqlite:///{tmp_path / 'coach.db'}")
+    assert ended(worker), f"the worker {worker} outlived its server"
 
 
 def _niceness_after_lowest_priority(answer):

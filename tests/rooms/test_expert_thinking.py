@@ -5,10 +5,6 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
-import signal
-import subprocess
-import sys
-import time
 
 import pytest
 
@@ -17,6 +13,7 @@ from app.identity import hash_token
 from app.rooms.autoplay import process_id, stop_thinking, thinking_pool
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
+from tests.processes import ended, worker_left_by_a_killed_server
 
 pytestmark = pytest.mark.anyio
 
@@ -76,16 +73,5 @@ time.sleep(600)
 
 
 def test_the_thinking_process_ends_when_its_server_is_killed():
-    with subprocess.Popen([sys.executable, "-c", SERVER_THAT_THINKS], stdout=subprocess.PIPE, text=True) as server:
-        worker = int(server.stdout.readline())
-        os.kill(worker, 0)  # it runs
-        server.send_signal(signal.SIGKILL)  # no chance to shut its pool down
-    deadline = time.monotonic() + 120  # a guard against a hang, not a measure
-    while time.monotonic() < deadline:
-        try:
-            os.kill(worker, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.1)
-    os.kill(worker, signal.SIGKILL)
-    pytest.fail(f"the thinking process {worker} outlived its server")
+    worker = worker_left_by_a_killed_server(SERVER_THAT_THINKS)
+    assert ended(worker), f"the thinking process {worker} outlived its server"

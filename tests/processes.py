@@ -1,0 +1,33 @@
+"""Server processes killed in the tests, and the worker processes they started."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def worker_left_by_a_killed_server(script: str, *args: str) -> int:
+    """Run ``script`` (Python source) as a server process with ``args``; it prints the pid of a worker process
+    it started, then is killed with SIGKILL (no chance to stop its workers). Returns the worker's pid."""
+    with subprocess.Popen([sys.executable, "-c", script, *args], stdout=subprocess.PIPE, text=True) as server:
+        worker = int(server.stdout.readline())
+        os.kill(worker, 0)  # it runs
+        server.send_signal(signal.SIGKILL)
+    return worker
+
+
+def ended(pid: int, timeout: float = 120.0) -> bool:
+    """Whether process ``pid`` ends within ``timeout`` seconds (a guard against a hang, not a measure); one
+    still running then is killed, and ``False`` returned."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    return False
