@@ -69,7 +69,8 @@ def run_worker(database_url: str, worker: str, stop: Event, poll_seconds: float 
                worlds: int = WORLDS, lowest: bool = True) -> None:
     """A worker process's life: at the lowest priority (unless not ``lowest``), analyse finished matches with
     ``worlds`` worlds a play until ``stop`` is set, or until the server process that started it has ended
-    without setting it (killed, or crashed): a worker never outlives its server.
+    without setting it (killed, or crashed): then it ends within ``poll_seconds``, or once the match it is
+    analysing is done.
 
     ``worker`` names it in the claims. A failing database is logged and tried
     again after ``poll_seconds``; so is an idle spell.
