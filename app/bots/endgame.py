@@ -28,7 +28,10 @@ where an expert thinks."""
 SPITE = 0.01
 """How much a seat's :func:`cost` counts the others' penalty against its own."""
 
-_MEMOS: dict[Table, dict[tuple[tuple[int, ...], int, tuple[int, ...], int], Ending]] = {}
+Position = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int, tuple[int, ...], int]
+"""A position as remembered: the hands, the seat order (``followers``), the leader, the trick and its index."""
+
+_MEMOS: dict[Table, dict[Position, Ending]] = {}
 
 
 def canonical(hand: int) -> int:
@@ -75,11 +78,11 @@ def solve(table: Table, hands: tuple[int, ...], followers: tuple[tuple[int, ...]
     return _solve(table, memo, hands, followers, leader, trick, trick_index)
 
 
-def _solve(table: Table, memo: dict[tuple[tuple[int, ...], int, tuple[int, ...], int], Ending],
+def _solve(table: Table, memo: dict[Position, Ending],
            hands: tuple[int, ...], followers: tuple[tuple[int, ...], ...], leader: int, trick: tuple[int, ...],
            trick_index: int) -> Ending:
     """:func:`solve` with its memory."""
-    key = (hands, leader, trick, trick_index)
+    key = (hands, followers, leader, trick, trick_index)
     found = memo.get(key)
     if found is not None:
         return found
