@@ -14,7 +14,8 @@ def worker_left_by_a_killed_server(script: str, *args: str) -> int:
     it started, then is killed with SIGKILL (no chance to stop its workers). Returns the worker's pid."""
     with subprocess.Popen([sys.executable, "-c", script, *args], stdout=subprocess.PIPE, text=True) as server:
         worker = int(server.stdout.readline())
-        os.kill(worker, 0)  # it runs
+        time.sleep(1.0)
+        os.kill(worker, 0)  # it still runs: it did not end on its own
         server.send_signal(signal.SIGKILL)
     return worker
 
