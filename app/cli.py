@@ -271,7 +271,7 @@ def _run(argv: Sequence[str] | None) -> int:
                              max_worlds=args.worlds, as_json=args.json, out=sys.stdout, err=sys.stderr,
                              duplicate=args.duplicate, workers=args.workers)
     if args.command in ("db", "import"):
-        from app.settings import Settings
+        from app.config.settings import Settings
         from app.tools.database import db_upgrade, import_file
 
         database_url = args.database_url or Settings().database_url

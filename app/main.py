@@ -39,21 +39,21 @@ from app.api.routing import allowed_methods
 from app.api.seat_cookies import MoveOldSeatCookies
 from app.api.stopping import AnswerAtStop, ServerStopping, stopping
 from app.api.waking import WakeRooms
-from app.assets import ASSETS
-from app.caching import CacheHeaders
 from app.cluster.node import ClusterUnavailable, Node
 from app.cluster.relay import RelayMiddleware
 from app.cluster.sole import LeaseHeld
 from app.coach.worker import AnalysisWorkers
-from app.metrics import Metrics
+from app.config.settings import Settings
 from app.notify import Notifier
-from app.ratelimit import RateLimiter
-from app.rendering import templates
+from app.pages.assets import ASSETS
+from app.pages.rendering import templates
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore
-from app.security import Refused, SecurityHeaders, unserved
-from app.settings import Settings
 from app.storage import Storage, StorageError
+from app.web.caching import CacheHeaders
+from app.web.metrics import Metrics
+from app.web.ratelimit import RateLimiter
+from app.web.security import Refused, SecurityHeaders, unserved
 from app.wording.errors import problem, request_problems
 from app.wording.language import load_catalogues
 

@@ -90,7 +90,7 @@ def nginx_binary() -> str | None:
 
 def cluster_missing() -> str | None:
     """Why this build cannot run a cluster (no cluster settings), or ``None``."""
-    from app.settings import Settings
+    from app.config.settings import Settings
 
     if "redis_url" not in Settings.model_fields:
         return "this build of the server has no cluster mode (no CUCUMBER_REDIS_URL setting)"

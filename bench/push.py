@@ -86,8 +86,8 @@ async def measure(tables: int = 100, rounds: int = 5, folder: str | None = None)
     """Push one turn at each of ``tables`` tables at once, ``rounds`` times, through a notifier on a SQLite
     file in ``folder`` (default: a temporary one) to a fake push service on loopback; the times from each
     call to the service's 201 (the timer's report), and ``tables`` and ``rounds``."""
+    from app.config.settings import Settings
     from app.notify import Notifier, TurnNotice
-    from app.settings import Settings
     from app.storage import Storage
 
     with tempfile.TemporaryDirectory(dir=folder) as place, FakePushService() as service:

@@ -13,7 +13,7 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from app.settings import Settings
+from app.config.settings import Settings
 from app.storage.engine import create_storage_engine
 from app.storage.migrate import migration_transaction
 from app.storage.models import Base

@@ -217,8 +217,8 @@ def troubled_database(request: pytest.FixtureRequest,
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[TestClient]:
     """A started app on a SQLite file of its own, rate limits off, for tests of what the whole site answers."""
+    from app.config.settings import Settings
     from app.main import create_app
-    from app.settings import Settings
 
     with TestClient(create_app(Settings(database_url=f"sqlite:///{tmp_path / 'site.db'}", rate_limits=False,
                                         deal_pause_seconds=0.0, bot_delay_seconds=0.0,

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from app.assets import ASSETS, HASH_LENGTH, STATIC, Assets, content_hash, hashed_name
+from app.pages.assets import ASSETS, HASH_LENGTH, STATIC, Assets, content_hash, hashed_name
 from tests.api.conftest import open_room
 
 

@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.routing import BaseRoute, WebSocketRoute
 
-from app.assets import ASSETS
-from app.caching import IMMUTABLE, ONE_URL, PRIVATE, ROOM_STATE, ROUTE_POLICIES, SHARED, Policy, policy_for
+from app.pages.assets import ASSETS
+from app.web.caching import IMMUTABLE, ONE_URL, PRIVATE, ROOM_STATE, ROUTE_POLICIES, SHARED, Policy, policy_for
 from tests.api.conftest import open_room
 from tests.api.test_language import finished_match
 

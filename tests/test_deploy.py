@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.settings import Settings
+from app.config.settings import Settings
 from app.tools.serve import STOP_MARGIN_SECONDS
 from bench.cluster import TEMPLATE, nginx_binary, render_template
 

@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from app.config.settings import Settings
 from app.game.rules import CHOICE, NUMBER, NUMBER_OR_WORD, OPTIONS, PRESETS, RuleOption, Rules
-from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from app.identity import (
+from app.common.identity import (
     MATCH_ID_ALPHABET,
     PLAYER_ID_ALPHABET,
     hash_token,

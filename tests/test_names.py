@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET
-from app.identity import new_room_code, normalise_code
-from app.names import InvalidName, clean_name, form_number, same_name
+from app.common.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET
+from app.common.identity import new_room_code, normalise_code
+from app.common.names import InvalidName, clean_name, form_number, same_name
 
 
 @pytest.mark.parametrize(("raw", "shown"), [

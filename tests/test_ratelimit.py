@@ -9,10 +9,10 @@ import time
 import pytest
 import redis
 
-from app.metrics import Metrics
-from app.ratelimit import LIMITED, RateLimiter, client_key, parse_limits, shared_storage
-from app.security import Refused
-from app.settings import Settings
+from app.config.settings import Settings
+from app.web.metrics import Metrics
+from app.web.ratelimit import LIMITED, RateLimiter, client_key, parse_limits, shared_storage
+from app.web.security import Refused
 from tests.server.conftest import free_port
 
 pytestmark = pytest.mark.anyio
@@ -147,7 +147,7 @@ async def test_with_redis_unreachable_each_process_counts_on_its_own_and_says_so
     port = free_port()  # nobody listens there
     limiter, heard = sharing_limiter(f"redis://127.0.0.1:{port}/0", "cucumber_test")
     try:
-        with caplog.at_level(logging.WARNING, logger="app.ratelimit"):
+        with caplog.at_level(logging.WARNING, logger="app.web.ratelimit"):
             assert [await limiter.retry_after("joins", "198.51.100.1") for _ in range(2)] == [None, None]
         assert await limiter.retry_after("joins", "198.51.100.1") is not None  # its own counts still hold
         assert heard == [False] and not limiter.sharing

@@ -22,7 +22,7 @@ from app.game.cards import Card
 from app.game.match import deal_cards, new_match
 from app.game.rules import Rules
 from app.game.views import view_for
-from app.rendering import card_face, render_each, templates, when
+from app.pages.rendering import card_face, render_each, templates, when
 from app.rooms.fanout import Kept, Renderings
 from app.rooms.lobby import Seat
 from app.rooms.views import Table
@@ -163,7 +163,7 @@ def test_a_card_face_is_the_macros_face_in_the_language_spoken():
 
 
 def test_a_text_without_variables_is_said_in_the_language_spoken_each_time_and_a_double_percent_is_one():
-    from app.rendering import templates
+    from app.pages.rendering import templates
 
     page = templates.env.from_string('{{ _("Players") }}|{{ _("100%% sure") }}')
     said = {}

@@ -3,8 +3,8 @@
 import pytest
 
 from app.game.rules import OPTIONS, PRESETS, Rules
-from app.rooms.protocol import rules_from
-from app.rules_form import ROUND_NUMBERS, SELECT_AT_MOST, rules_fields, rules_from_form
+from app.pages.rules_form import ROUND_NUMBERS, SELECT_AT_MOST, rules_fields, rules_from_form
+from app.rooms.messages import rules_from
 
 
 def fields_by_name():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.rendering import HTMX_URL, HTMX_WS_URL
-from app.security import content_security_policy
+from app.pages.rendering import HTMX_URL, HTMX_WS_URL
+from app.web.security import content_security_policy
 
 
 def directives(policy: str) -> dict[str, list[str]]:

@@ -7,7 +7,7 @@ import io
 import pytest
 from pydantic import ValidationError
 
-from app.settings import Settings
+from app.config.settings import Settings
 from app.tools.serve import serve
 
 POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

@@ -95,3 +95,12 @@ def test_the_routes_call_the_room_never_its_parts():
 def test_the_parts_finder_finds_a_part_through_any_name():
     source = "from app.rooms.chat import Chat\nroom.lobby.knows(x)\nhere = table.chat\nf().current.match_id\n"
     assert parts_reached(source) == [(2, "room.lobby"), (3, "table.chat"), (4, "f().current")]
+
+
+ENTRY_POINTS = frozenset({"__init__.py", "__main__.py", "cli.py", "main.py"})
+"""The only modules at the top of ``app``: the package, ``python -m app``, the command line and the app."""
+
+
+def test_every_module_of_the_app_sits_in_the_folder_of_its_layer():
+    loose = sorted(path.name for path in (ROOT / "app").glob("*.py") if path.name not in ENTRY_POINTS)
+    assert loose == [], "modules at the top of app/: move each into the folder of its layer (docs/architecture.md)"

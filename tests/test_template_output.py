@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markupsafe import Markup, escape
 
-from app.rendering import escape_output, templates
+from app.pages.rendering import escape_output, templates
 
 
 class Colour(StrEnum):

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from app.waits import describe_task, describe_tasks, exit_if_stuck, pause, wait_ended
+from app.common.waits import describe_task, describe_tasks, exit_if_stuck, pause, wait_ended
 
 BOUND = 30.0
 """Far longer than any of these waits: only a wait that never ends reaches it."""
@@ -68,7 +68,7 @@ def test_a_task_that_swallows_its_cancellation_is_left_behind_with_a_warning_tha
             await task
         return ended
 
-    with caplog.at_level(logging.WARNING, logger="app.waits"):
+    with caplog.at_level(logging.WARNING, logger="app.common.waits"):
         assert asyncio.run(run()) is False
     assert "the stubborn loop did not end within 0.2 s" in caplog.text
     assert "in stubborn" in caplog.text and "test_waits.py" in caplog.text
@@ -144,7 +144,7 @@ def test_a_process_that_does_not_stop_in_time_says_where_its_tasks_wait_and_exit
         release.set()
         await task
 
-    with caplog.at_level(logging.ERROR, logger="app.waits"):
+    with caplog.at_level(logging.ERROR, logger="app.common.waits"):
         asyncio.run(run())
     assert codes == [1]
     assert "the process did not stop within 0.2 s of being asked to; it exits with status 1" in caplog.text

@@ -9,13 +9,13 @@ from fastapi import Depends
 from starlette.requests import HTTPConnection
 
 from app.cluster.node import Node
-from app.metrics import Metrics
+from app.config.settings import Settings
 from app.notify import Notifier
-from app.ratelimit import RateLimiter
 from app.rooms.registry import RoomRegistry
-from app.security import cross_site
-from app.settings import Settings
 from app.storage import Storage
+from app.web.metrics import Metrics
+from app.web.ratelimit import RateLimiter
+from app.web.security import cross_site
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -72,7 +72,7 @@ def client_address(conn: HTTPConnection) -> str | None:
 
 def limited(name: str) -> Any:
     """A route dependency that counts one use of limit ``name`` (a key of
-    :data:`app.ratelimit.LIMITED`) by the client, raising :class:`~app.security.Refused`
+    :data:`app.web.ratelimit.LIMITED`) by the client, raising :class:`~app.web.security.Refused`
     (429) when it is one too many."""
 
     async def count(conn: HTTPConnection, limiter: LimiterDep) -> None:
@@ -118,7 +118,7 @@ def _own_origin(origin: str, conn: HTTPConnection, settings: Settings) -> bool:
 
 async def guard_posts(conn: HTTPConnection, settings: SettingsDep, limiter: LimiterDep) -> None:
     """Every route's guard for requests that may change something (any method but GET,
-    HEAD and OPTIONS): one from another site raises :class:`~app.security.Refused` (403),
+    HEAD and OPTIONS): one from another site raises :class:`~app.web.security.Refused` (403),
     and one over the ``posts`` limit too (429), before the route runs. WebSockets are
     judged in their handshake instead."""
     if conn.scope["type"] != "http" or conn.scope["method"] in SAFE_METHODS:

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from app import __version__
 from app.api.deps import MetricsDep, NodeDep, SettingsDep, client_address
 from app.api.routing import get_and_head
-from app.metrics import address_allowed
+from app.web.metrics import address_allowed
 
 router = APIRouter()
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query
 from app.api.answers import READ, refusals
 from app.api.deps import StorageDep
 from app.api.routing import get_and_head
-from app.identity import is_match_id
+from app.common.identity import is_match_id
 from app.rooms.errors import ErrorCode, RoomError
 from app.storage import MAX_PAGE, MAX_PER_PAGE, FinishedMatch
 from app.wording.errors import problem

@@ -9,10 +9,10 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.api.deps import StorageDep
 from app.api.routing import get_and_head
-from app.identity import is_match_id
-from app.match_views import match_detail
-from app.names import form_number
-from app.rendering import templates
+from app.common.identity import is_match_id
+from app.common.names import form_number
+from app.pages.match_views import match_detail
+from app.pages.rendering import templates
 from app.storage import MAX_PAGE
 
 router = APIRouter()

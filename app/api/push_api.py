@@ -14,7 +14,7 @@ from app.api.deps import NotifierDep, RegistryDep
 from app.api.language import api_language, visitor_language
 from app.api.routing import get_and_head
 from app.api.seat_cookies import seat_token
-from app.identity import hash_token
+from app.common.identity import hash_token
 from app.notify import Notifier, PushOff, RefusedUrl
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.registry import RoomRegistry

@@ -11,17 +11,18 @@ from app.api.answers import POSTED, ROOM, refusals
 from app.api.deps import RegistryDep, SettingsDep, limited, public_base
 from app.api.routing import get_and_head
 from app.api.seat_cookies import set_seat_cookie
+from app.common.names import NAME_MAX
 from app.game.rules import CHOICE, NUMBER, OPTIONS, PRESETS, RuleOption
-from app.names import NAME_MAX
 from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.frames import state_json
+from app.rooms.messages import rules_from
 from app.rooms.pace import TURN_HOURS, pace_from
-from app.rooms.protocol import rules_from, state_json
 from app.wording.errors import problem
 
 router = APIRouter(prefix="/api")
 
 PLAYER_NAME = "player-name"
-"""The OpenAPI ``format`` of a player's name: what :func:`app.names.clean_name` accepts."""
+"""The OpenAPI ``format`` of a player's name: what :func:`app.common.names.clean_name` accepts."""
 
 
 def option_schema(option: RuleOption) -> dict[str, Any]:

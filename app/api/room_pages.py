@@ -21,19 +21,19 @@ from app.api.routing import get_and_head
 from app.api.seat_cookies import keep_or_end_seat_cookie, seat_token, set_seat_cookie
 from app.api.sockets import accept_room_socket, admitted, heartbeat_seconds, link_url, player_token_hash, serve
 from app.api.viewers import browser_viewer, remember_viewer
+from app.common.identity import hash_token
+from app.common.names import form_number
+from app.config.settings import Settings
 from app.game.rules import MAX_PLAYERS
-from app.identity import hash_token
-from app.names import form_number
-from app.rendering import Block, render_each, templates
+from app.pages.rendering import Block, render_each, templates
+from app.pages.rules_form import pace_from_form, rules_from_form
 from app.rooms.chat import ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.messages import rules_from
 from app.rooms.phases import RoomPhase
-from app.rooms.protocol import rules_from
 from app.rooms.room import Room
 from app.rooms.seat_links import Link
 from app.rooms.views import RoomView, SeatInfo, Viewer, host_controls
-from app.rules_form import pace_from_form, rules_from_form
-from app.settings import Settings
 from app.wording.language import language, say
 from app.wording.players import player_name
 from app.wording.refusals import unplayable_said
@@ -233,7 +233,7 @@ what the viewer it is theirs for sees, then what the others see (:func:`both_var
 
 
 def both_variants(mine: bool, own: str, others: str = "") -> Markup:
-    """The template's ``yours`` (:func:`app.rendering.yours`) where a region is rendered once for every viewer:
+    """The template's ``yours`` (:func:`app.pages.rendering.yours`) where a region is rendered once for every viewer:
     ``own`` and ``others`` both (text escaped, markup kept), between :data:`OWN_VARIANTS`, whoever ``mine``
     is for this rendering; :func:`own_variants` then gives each viewer theirs."""
     start, between, end = OWN_VARIANTS
@@ -415,7 +415,7 @@ def _take_refused(request: Request, room: Room, message: str, status: int) -> Re
 def live_context(path_for: Callable[..., Any], deal_pause: float, *, push_offered: bool = False) -> dict[str, Any]:
     """What the live regions need besides the view: ``path_for`` (route name → path), the deal pause (seconds)
     and whether a slow table's page offers turn notifications (``push_offered``: Web Push is on,
-    :attr:`Settings.push_on <app.settings.Settings.push_on>`)."""
+    :attr:`Settings.push_on <app.config.settings.Settings.push_on>`)."""
     return {"path_for": lambda name, **params: str(path_for(name, **params)), "deal_pause": deal_pause,
             "push_offered": push_offered}
 

@@ -19,9 +19,9 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.identity import ROOM_CODE_ALPHABET, ROOM_CODE_LENGTH, hash_token
+from app.common.identity import ROOM_CODE_ALPHABET, ROOM_CODE_LENGTH, hash_token
+from app.config.settings import Settings
 from app.rooms.room import Room
-from app.settings import Settings
 
 SEAT_COOKIE_MAX_AGE = 30 * 24 * 3600
 """A seat cookie lasts 30 days from the last visit of its room's page."""

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.api.routing import get_and_head
-from app.rendering import templates
+from app.pages.rendering import templates
 
 router = APIRouter()
 

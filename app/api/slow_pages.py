@@ -16,9 +16,9 @@ from fastapi.responses import HTMLResponse, Response
 from app.api.deps import RegistryDep
 from app.api.routing import get_and_head
 from app.api.seat_cookies import seat_token
-from app.identity import hash_token
-from app.rendering import templates
-from app.rooms.protocol import state_json
+from app.common.identity import hash_token
+from app.pages.rendering import templates
+from app.rooms.frames import state_json
 
 router = APIRouter()
 

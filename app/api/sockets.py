@@ -2,7 +2,7 @@
 
 Both sockets check the Origin, identify the player (a ``hello`` token or the
 room cookie), attach a :class:`~app.rooms.connection.Connection` to the room
-and read every frame through :func:`app.rooms.protocol.parse_message`; this
+and read every frame through :func:`app.rooms.messages.parse_message`; this
 module turns each typed message into the room action it names.
 """
 
@@ -29,14 +29,15 @@ from app.api.deps import (
     public_base,
 )
 from app.api.seat_cookies import seat_token
-from app.identity import hash_token
-from app.metrics import Metrics
+from app.common.identity import hash_token
+from app.config.settings import Settings
 from app.notify.urls import RefusedUrl
-from app.ratelimit import RateLimiter
 from app.rooms.connection import Connection, Renderer
 from app.rooms.credits import Credits, Verdict, allowances, kind_of
 from app.rooms.errors import ErrorCode, RoomError, Words
-from app.rooms.protocol import (
+from app.rooms.frames import error_message
+from app.rooms.json_renderer import JsonRenderer
+from app.rooms.messages import (
     AddBot,
     ChatText,
     ClientMessage,
@@ -45,7 +46,6 @@ from app.rooms.protocol import (
     HandToBot,
     Heartbeat,
     Hello,
-    JsonRenderer,
     Leave,
     Mute,
     Play,
@@ -62,14 +62,14 @@ from app.rooms.protocol import (
     Start,
     StepAway,
     Sync,
-    error_message,
     parse_message,
 )
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
 from app.rooms.seat_links import Link, LinkKind
 from app.rooms.slow import quiet_hours_change, vacation_change, webhook_change
-from app.settings import Settings
+from app.web.metrics import Metrics
+from app.web.ratelimit import RateLimiter
 from app.wording.errors import limit_problem, problem
 from app.wording.language import DEFAULT_LANGUAGE, speaking, supported
 

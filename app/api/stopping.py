@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.language import api_language
 from app.rooms.errors import STOPPING_RETRY_SECONDS, ErrorCode
-from app.security import Refused
+from app.web.security import Refused
 from app.wording.errors import problem
 from app.wording.language import speaking
 

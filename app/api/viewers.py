@@ -14,15 +14,15 @@ from urllib.parse import urlsplit
 from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
-from app.identity import PLAYER_ID_ALPHABET, PLAYER_ID_LENGTH, new_token
-from app.settings import Settings
+from app.common.identity import PLAYER_ID_ALPHABET, PLAYER_ID_LENGTH, new_token
+from app.config.settings import Settings
 
 VIEWER_COOKIE = "cucumber_viewer"
 VIEWER_COOKIE_MAX_AGE = 365 * 24 * 3600
 
 
 def viewer_id(secret: str) -> str:
-    """The public id of the browser holding ``secret``: :data:`~app.identity.PLAYER_ID_LENGTH` characters
+    """The public id of the browser holding ``secret``: :data:`~app.common.identity.PLAYER_ID_LENGTH` characters
     of the player ids' alphabet, from its SHA-256 (so it looks like a player id, and is checked as one)."""
     digest = hashlib.sha256(f"viewer:{secret}".encode()).digest()
     return "".join(PLAYER_ID_ALPHABET[byte % len(PLAYER_ID_ALPHABET)] for byte in digest[:PLAYER_ID_LENGTH])

@@ -15,9 +15,9 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from app.api.routing import get_and_head
-from app.assets import ASSETS
-from app.rendering import templates
-from app.webapp import manifest, static_version
+from app.pages.assets import ASSETS
+from app.pages.rendering import templates
+from app.pages.webapp import manifest, static_version
 from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES, speaking
 
 router = APIRouter()
@@ -61,7 +61,7 @@ async def web_manifest(code: str, request: Request) -> Response:
 async def service_worker(request: Request) -> Response:
     """The service worker's script, at the root so that its scope is the whole site (template ``sw.js``).
 
-    It is named by the static files' version (:func:`app.webapp.static_version`): a change to any
+    It is named by the static files' version (:func:`app.pages.webapp.static_version`): a change to any
     of them makes a new worker, which drops the old one's caches. It also shows a table's turn
     notifications (Web Push) and opens the table when one is clicked.
     """

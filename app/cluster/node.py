@@ -29,14 +29,14 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from app.cluster.leases import RoomLeases
 from app.cluster.relay import Relay
 from app.cluster.sole import DatabaseLease
+from app.common.waits import pause, wait_ended
+from app.config.settings import Settings
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.ownership import SoleOwnership
 from app.rooms.persistence import RoomStore, StorageUnavailable
 from app.rooms.registry import HANDOVER_WAIT_SECONDS, RoomRegistry, new_process_id
 from app.rooms.room import Room
-from app.settings import Settings
 from app.storage import StorageError
-from app.waits import pause, wait_ended
 from app.wording.errors import problem
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ class Node:
         self._handover: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         """Set once the rooms are handed over: the upkeep loop ends at its next turn (a cancellation of it
-        may be lost: see ``app.waits``)."""
+        may be lost: see ``app.common.waits``)."""
         self._stop_by: float | None = None
         """When the stop must be done (``time.monotonic()``), from the moment it began (:meth:`drain`)."""
 
@@ -177,7 +177,7 @@ class Node:
 
         Returns within about ``stop_seconds`` of :meth:`drain` (each step after that has
         :data:`STOP_STEP_SECONDS`) whatever hangs: a step not done in time is left behind, with a warning that
-        says where it waits (:func:`app.waits.wait_ended`). Never raises."""
+        says where it waits (:func:`app.common.waits.wait_ended`). Never raises."""
         self.drain()
         assert self._handover is not None
         await wait_ended(self._handover, self.time_left(), "the rooms' handover")

@@ -36,9 +36,9 @@ from redis.exceptions import RedisError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.cluster.leases import inbox
-from app.identity import normalise_code
+from app.common.identity import normalise_code
+from app.common.waits import pause, wait_ended
 from app.rooms.errors import ErrorCode, RoomError
-from app.waits import pause, wait_ended
 from app.wording.errors import problem
 from app.wording.language import DEFAULT_LANGUAGE, negotiate, speaking
 

@@ -14,8 +14,8 @@ import socket
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from app.common.waits import pause, wait_ended
 from app.storage import ServerLease, Storage, StorageError
-from app.waits import pause, wait_ended
 
 log = logging.getLogger(__name__)
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
+from app.config.settings import Settings
 from app.notify.push import PushSender, Subscription, VapidKeys, parse_subscription
 from app.notify.turns import TurnNotice
 from app.notify.urls import (
@@ -25,7 +26,6 @@ from app.notify.urls import (
     resolve_public,
 )
 from app.notify.webhook import WebhookSender
-from app.settings import Settings
 from app.storage import Storage, StorageError
 
 __all__ = ["Notifier", "PushOff", "TurnNotice"]

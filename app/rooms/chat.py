@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.names import shows_something
+from app.common.names import shows_something
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby
 from app.wording.chat import REACTIONS
@@ -94,7 +94,7 @@ def clean_text(text: str) -> str:
     embeddings, overrides and isolates dropped, every run of white space (new lines too) made one space, trimmed.
 
     Raises :class:`RoomError` ``chat_empty`` when nothing that is drawn is left (only white space, zero-width
-    or control characters: :func:`~app.names.shows_something`) and ``chat_too_long`` past
+    or control characters: :func:`~app.common.names.shows_something`) and ``chat_too_long`` past
     :data:`TEXT_LIMIT` characters (Unicode code points).
     """
     cleaned = " ".join(text.translate(_CONTROLS_AS_SPACES).translate(_DIRECTION_CONTROLS).split())

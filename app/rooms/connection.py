@@ -14,7 +14,7 @@ import logging
 from collections.abc import Coroutine, Generator, Sequence
 from typing import Any, Protocol
 
-from app.identity import new_player_id
+from app.common.identity import new_player_id
 from app.rooms.chat import ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode
 from app.rooms.seat_links import Link

@@ -13,7 +13,8 @@ from enum import StrEnum
 
 from limits import parse_many
 
-from app.rooms.protocol import (
+from app.config.settings import Settings
+from app.rooms.messages import (
     AddBot,
     ChatText,
     ClientMessage,
@@ -35,14 +36,13 @@ from app.rooms.protocol import (
     StepAway,
     Sync,
 )
-from app.settings import Settings
 
 
 class Kind(StrEnum):
     """The kinds of message with a budget of their own (a setting ``limit_socket_<kind>`` each).
 
     Chat lines (:attr:`CHAT`) have none here: they are counted per sender by the ``chat`` limit
-    (:mod:`app.ratelimit`), and refused past it without ever closing the connection.
+    (:mod:`app.web.ratelimit`), and refused past it without ever closing the connection.
     """
 
     PLAYS = "plays"

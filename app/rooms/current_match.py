@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import random
 
+from app.common.identity import new_match_id
 from app.game.errors import GameError
 from app.game.events import CardPlayed
 from app.game.match import Match, deal_cards, new_match, play
 from app.game.record import PLAYER
 from app.game.rules import Rules
 from app.game.summary import DealSummary, summarize_deal
-from app.identity import new_match_id
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore, StorageUnavailable
 from app.rooms.phases import RoomPhase, room_phase

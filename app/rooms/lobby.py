@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from app.common.identity import hash_token, new_player_id, new_token
+from app.common.names import InvalidName, clean_name, same_name
 from app.game.rules import MAX_PLAYERS as MAX_SEATS
 from app.game.rules import MIN_PLAYERS as MIN_SEATS
 from app.game.rules import Rules
-from app.identity import hash_token, new_player_id, new_token
-from app.names import InvalidName, clean_name, same_name
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.pace import Pace
 from app.wording.errors import problem
@@ -28,7 +28,7 @@ __all__ = ["MAX_SEATS", "MIN_SEATS", "Lobby", "Seat", "Target", "seat_of"]
 class Seat:
     """One seat at the table: a person (``token_hash``) or a bot (``bot`` strength), and who sits there.
 
-    ``player`` is the occupant's public id (:func:`~app.identity.new_player_id`):
+    ``player`` is the occupant's public id (:func:`~app.common.identity.new_player_id`):
     actions aimed at a seat name it, so that they miss rather than hit
     whoever sits there next. A new occupant (a person joining, a bot, a bot
     taking over, a newcomer given the seat) gets a new id; a person moving

@@ -20,12 +20,14 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from app.common.identity import new_room_code, normalise_code
+from app.common.waits import pause, wait_ended
+from app.config.settings import Settings
 from app.game import record as records
 from app.game.errors import GameError, InvalidRules
 from app.game.history import deal_by_deal
 from app.game.rules import Rules
 from app.game.summary import DealSummary
-from app.identity import new_room_code, normalise_code
 from app.notify.notices import Notifier
 from app.rooms.errors import STOPPING_RETRY_SECONDS, ErrorCode, RoomError
 from app.rooms.lobby import Lobby, Seat
@@ -38,9 +40,7 @@ from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.rooms.slow import SlowTable
 from app.rooms.versions import MAX_EPOCH
-from app.settings import Settings
 from app.storage import Fence, RoomCodeTaken, RoomSnapshot
-from app.waits import pause, wait_ended
 from app.wording.errors import problem
 
 log = logging.getLogger(__name__)

@@ -18,9 +18,9 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Literal
 
+from app.common.identity import hash_token
 from app.game.match import Match
 from app.game.rules import Rules
-from app.identity import hash_token
 from app.notify.notices import Notifier
 from app.rooms import schedule
 from app.rooms.autoplay import think

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from app.identity import hash_token, new_token
+from app.common.identity import hash_token, new_token
 from app.rooms.errors import ErrorCode, RoomError, Words
 from app.rooms.lobby import Lobby, Seat, Target
 from app.wording.errors import problem

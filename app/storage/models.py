@@ -178,7 +178,7 @@ class SeatRow(Base):
     """An occupied seat of a room: the player's name, public id, token hash, bot strength and whether
     the player stepped away.
 
-    ``player`` is the occupant's public player id (``app.identity.new_player_id``,
+    ``player`` is the occupant's public player id (``app.common.identity.new_player_id``,
     unique in the room); ``token_hash`` is the hex SHA-256 of the player's
     secret token (never the token); ``bot`` is ``None`` for a person, else a
     :class:`BotStrength` value; ``stepped_away``: the person handed the seat

@@ -22,10 +22,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from app.common.identity import new_match_id
+from app.common.names import InvalidName, clean_name, same_name
 from app.game.match import Match
 from app.game.record import PLAYER, NotARecord, RecordFault, deciders, outcome, replay
-from app.identity import new_match_id
-from app.names import InvalidName, clean_name, same_name
 from app.storage import analyses, migrate, ownership, push, queries
 from app.storage.batch import BatchWriter, Row, Write
 from app.storage.engine import BEGIN_MODE, create_storage_engine
@@ -510,9 +510,9 @@ def verify_for_import(record: Any) -> Match:
     """The finished match a record describes, replayed by the engine (docs/rules.md §4), if it may be stored.
 
     Besides what ``cucumber verify`` checks, the players' names must be as
-    the table would have them: each exactly its :func:`app.names.clean_name`
+    the table would have them: each exactly its :func:`app.common.names.clean_name`
     (1–20 visible characters, trimmed, single spaces, NFC), and no two the
-    same by :func:`app.names.same_name`. A record is kept as it is, so a
+    same by :func:`app.common.names.same_name`. A record is kept as it is, so a
     name is refused rather than changed. Raises
     :class:`~app.storage.errors.RecordRejected` with the result ``cucumber
     verify`` prints: the fault for a faulty record or a non-record, the

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from app.bots.strength import BotStrength
-from app.identity import TOKEN_HASH_PATTERN, is_player_id
+from app.common.identity import TOKEN_HASH_PATTERN, is_player_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,14 +21,14 @@ class SeatRecord:
     - ``bot``: ``None`` for a person, else a :class:`BotStrength` value
       (``"easy"``, ``"normal"`` or ``"hard"``).
     - ``player``: the occupant's public player id
-      (:func:`~app.identity.new_player_id`), unique in the room; keyword only.
+      (:func:`~app.common.identity.new_player_id`), unique in the room; keyword only.
     - ``stepped_away``: the person handed the seat to the stand-in bot by
       choice in the match being played (docs/protocol.md, "Stepping away");
       keyword only, ``False`` by default.
 
     Raises ``ValueError`` for a negative seat, an unknown bot strength, a
     token hash that is not 64 lower-case hex digits, a player id that is
-    not one (:func:`~app.identity.is_player_id`), or a seat without a
+    not one (:func:`~app.common.identity.is_player_id`), or a seat without a
     person (a bot, or no token hash) stepped away.
     """
 

@@ -49,7 +49,7 @@ room sockets (``app.api.sockets``) save more than that. Like ``wsproto``, it sto
 each whole message until the room has taken it, so a client that floods holds few frames in memory."""
 STOP_MARGIN_SECONDS = 5.0
 """How long past ``stop_seconds`` a process asked to stop may still be there before it gives up: it logs
-where it is stuck and exits with status 1 (:func:`app.waits.exit_if_stuck`). Its steps left once the stop's
+where it is stuck and exits with status 1 (:func:`app.common.waits.exit_if_stuck`). Its steps left once the stop's
 time is up have half a second each (``app.cluster.node.STOP_STEP_SECONDS``), so a stop that goes well ends
 well within this."""
 
@@ -72,7 +72,7 @@ def serve(host: str | None, port: int | None, *, err: TextIO = sys.stderr) -> in
     import uvicorn  # the server's own imports wait until it is asked for
     from pydantic import ValidationError
 
-    from app.settings import Settings
+    from app.config.settings import Settings
 
     try:
         settings = Settings()
@@ -85,8 +85,8 @@ def serve(host: str | None, port: int | None, *, err: TextIO = sys.stderr) -> in
     if port is not None:
         settings.port = port
 
+    from app.common.waits import exit_if_stuck
     from app.main import create_app
-    from app.waits import exit_if_stuck
 
     app = create_app(settings)
 

@@ -154,7 +154,7 @@ LIMITS = {
     "chat": noted_count("You are writing too fast; try again in {count} second.",
                         "You are writing too fast; try again in {count} seconds."),
 }
-"""The refusal of one use too many of each per-address limit (``app.ratelimit.LIMITED``), by its name."""
+"""The refusal of one use too many of each per-address limit (``app.web.ratelimit.LIMITED``), by its name."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ down_revision: str | Sequence[str] | None = "0001"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# Spelled out here rather than imported from app.identity: what this revision writes must not change later.
+# Spelled out here rather than imported from app.common.identity: what this revision writes must not change later.
 PLAYER_ID_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"
 PLAYER_ID_LENGTH = 10
 

@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from app.client import Closed, Connection, Rooms
+from app.config.settings import Settings
 from app.main import create_app
-from app.settings import Settings
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import time
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.settings import Settings
+from app.config.settings import Settings
 from tests.api.conftest import connect, open_room
 
 LOOPBACK = ("127.0.0.1", 40000)  # also the default trusted proxy

@@ -7,8 +7,8 @@ import json
 import pytest
 from fastapi.routing import APIRoute
 
-from app.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET
-from app.identity import ROOM_CODE_LENGTH as CODE_LENGTH
+from app.common.identity import ROOM_CODE_ALPHABET as CODE_ALPHABET
+from app.common.identity import ROOM_CODE_LENGTH as CODE_LENGTH
 from tests.api.conftest import connect, open_room
 
 

@@ -18,9 +18,9 @@ from hypothesis.stateful import run_state_machine_as_test
 from schemathesis.core.parameters import ParameterLocation
 
 from app.api.room_api import PLAYER_NAME
+from app.common.names import NAME_MAX, InvalidName, clean_name
+from app.config.settings import Settings
 from app.main import create_app
-from app.names import NAME_MAX, InvalidName, clean_name
-from app.settings import Settings
 
 SEED = 37
 """The seed of every run of the schemathesis tests, so that a run repeats the one before (pass

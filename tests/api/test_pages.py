@@ -8,9 +8,9 @@ import re
 import pytest
 from markupsafe import escape
 
-from app.assets import ASSETS
 from app.bots.strength import BotStrength
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS
+from app.pages.assets import ASSETS
 from app.rooms.schedule import STAND_IN
 from app.wording import card_name
 from tests.api.conftest import connect, open_room

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from app.client import Connection
+from app.common.identity import is_player_id
 from app.game.record import replay
-from app.identity import is_player_id
 from tests.api.conftest import connect, open_room
 
 CARD = re.compile(r"^[2-9TJQKA][CDHS]$")

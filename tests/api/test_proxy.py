@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.assets import ASSETS
-from app.settings import Settings
+from app.config.settings import Settings
+from app.pages.assets import ASSETS
 
 PROXY = ("127.0.0.1", 40000)
 STRANGER = ("203.0.113.9", 40000)

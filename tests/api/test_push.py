@@ -28,7 +28,7 @@ def pushing(make_client: Callable[..., TestClient], service: FakePushService) ->
 
 def kept(client: TestClient, code: str, token: str) -> list[str]:
     """The endpoints kept for ``token``'s seat at ``code``."""
-    from app.identity import hash_token
+    from app.common.identity import hash_token
 
     storage = client.app.state.storage  # type: ignore[attr-defined]
     return [record.endpoint for record in storage.push_subscriptions(room_code=code, token_hash=hash_token(token))]
@@ -45,7 +45,7 @@ def test_a_program_subscribes_renews_and_unsubscribes_by_token(pushing, service)
     assert kept(pushing, code, ben) == [browser.endpoint]
     assert kept(pushing, code, ana) == []
     storage = pushing.app.state.storage  # type: ignore[attr-defined]
-    from app.identity import hash_token
+    from app.common.identity import hash_token
 
     assert storage.push_subscriptions(room_code=code, token_hash=hash_token(ben))[0].language == "sv"
     for _ in range(2):  # again: unknown by then, still 204
@@ -90,7 +90,7 @@ def test_the_page_subscribes_with_its_seat_cookie_in_its_language(pushing, servi
     answer = pushing.post(f"/r/{code}/push", json=browser.subscription)  # the cookie open_room's answer set
     assert answer.status_code == 201
     assert kept(pushing, code, ana) == [browser.endpoint]
-    from app.identity import hash_token
+    from app.common.identity import hash_token
 
     storage = pushing.app.state.storage  # type: ignore[attr-defined]
     assert storage.push_subscriptions(room_code=code, token_hash=hash_token(ana))[0].language == "it"
@@ -130,7 +130,7 @@ def test_the_app_pushes_a_seats_turn_and_counts_it(pushing, service):
     from datetime import UTC, datetime, timedelta
     from functools import partial
 
-    from app.identity import hash_token
+    from app.common.identity import hash_token
     from app.notify import TurnNotice
 
     code, [_, ben] = open_room(pushing, ["Ana", "Ben"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from app.api.seat_cookies import MOVED_AT_ONCE, SEAT_COOKIE, SEAT_COOKIE_MAX_AGE
-from app.assets import ASSETS
+from app.pages.assets import ASSETS
 from tests.api.conftest import connect, open_room
 
 HOST = "testserver.local"  # where the test client's cookie jar keeps the server's cookies

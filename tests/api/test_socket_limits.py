@@ -13,7 +13,7 @@ import pytest
 from starlette.websockets import WebSocketDisconnect
 
 from app.api import room_pages
-from app.rooms.protocol import JsonRenderer
+from app.rooms.json_renderer import JsonRenderer
 from tests.api.conftest import connect, open_room
 
 ALLOWANCE = 5

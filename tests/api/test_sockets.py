@@ -10,14 +10,14 @@ from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocketState
 
 from app.api import room_pages, sockets
+from app.config.settings import Settings
 from app.game.rules import Rules
-from app.metrics import Metrics
-from app.ratelimit import RateLimiter
+from app.rooms.json_renderer import JsonRenderer
 from app.rooms.persistence import RoomStore
-from app.rooms.protocol import JsonRenderer
 from app.rooms.room import Room
-from app.settings import Settings
 from app.storage.store import Storage
+from app.web.metrics import Metrics
+from app.web.ratelimit import RateLimiter
 
 
 @pytest.mark.parametrize(("router", "path"), [(sockets.router, "/api/rooms/{code}/ws"),

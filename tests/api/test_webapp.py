@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.webapp import static_version
+from app.pages.webapp import static_version
 from app.wording.language import LANGUAGES
 from tests.api.conftest import open_room
 
@@ -57,7 +57,7 @@ def test_each_language_has_a_manifest_with_the_apps_name_there_and_one_id(client
 
 
 def test_every_language_names_the_same_app():
-    from app.webapp import manifest
+    from app.pages.webapp import manifest
 
     made = [manifest(code, lambda path: "/static/" + path, "/") for code in LANGUAGES]
     assert {each["id"] for each in made} == {"/"}

@@ -26,11 +26,11 @@ import httpx
 
 from app.client import RECONNECT_CODES, AsyncRooms, Backoff, Client, Connected, Disconnected, Frame
 from app.cluster.relay import RETRY_PAUSE_SECONDS, ROUTE_ATTEMPTS
+from app.config.settings import Settings
 from app.game.match import deal_hands, new_match, play
 from app.game.record import check_record
 from app.game.rules import Rules
 from app.game.views import view_for
-from app.settings import Settings
 
 NAMES = ["Ana", "Ben", "Cy", "Dag"]
 RESENT_AFTER_ERRORS = {"storage_unavailable", "server_error"}

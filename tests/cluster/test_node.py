@@ -10,8 +10,8 @@ import pytest
 import redis.asyncio.connection
 
 from app.cluster.node import REDIS_CONNECTIONS, Node, redis_client
+from app.config.settings import Settings
 from app.rooms.persistence import RoomStore
-from app.settings import Settings
 from app.storage import Storage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.redis]
@@ -95,7 +95,7 @@ async def test_a_node_stops_when_its_upkeep_loop_never_ends_and_says_where_it_ha
     try:
         async with asyncio.timeout(BOUND):
             await entered.wait()
-        with caplog.at_level(logging.WARNING, logger="app.waits"):
+        with caplog.at_level(logging.WARNING, logger="app.common.waits"):
             assert await stops(node)
         assert "the cluster's upkeep loop did not end within" in caplog.text and "in hangs" in caplog.text
     finally:

@@ -6,10 +6,10 @@ import pytest
 
 from app.cluster.node import Node
 from app.cluster.relay import Relay
+from app.config.settings import Settings
 from app.game.rules import Rules
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore
-from app.settings import Settings
 from app.storage import Storage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.redis]

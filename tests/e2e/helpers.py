@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.client import Connection
-from app.rendering import HTMX_URL, HTMX_WS_URL
+from app.pages.rendering import HTMX_URL, HTMX_WS_URL
 
 E2E = Path(__file__).resolve().parent
 NODE_MODULES = E2E / "node_modules"

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from app.rendering import HTMX_SRI, HTMX_URL, HTMX_WS_SRI, HTMX_WS_URL
+from app.pages.rendering import HTMX_SRI, HTMX_URL, HTMX_WS_SRI, HTMX_WS_URL
 from tests.e2e.helpers import AXE_VERSION, CDN_URL, E2E, NODE_MODULES
 from tests.e2e.lighthouse import LIGHTHOUSE_VERSION
 

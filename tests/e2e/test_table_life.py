@@ -19,7 +19,7 @@ from PIL import Image
 
 from app.client import Connection
 from app.game.history import deal_by_deal
-from app.rendering import qr_svg
+from app.pages.rendering import qr_svg
 from tests.e2e.helpers import LiveServer, Tab, audit, play_until, protocol_player, sign_in, sync_pages
 from tests.e2e.test_languages import OVERFLOW_JS, PHONE_360
 from tests.e2e.test_layout import DESKTOP, OTHERS, check_fit, shoot

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from app.config.settings import Settings
 from app.notify import Notifier
-from app.settings import Settings
 from app.storage import Storage
 from tests.notify.fakepush import FakePushService
 

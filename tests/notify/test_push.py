@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from app.config.settings import Settings
 from app.notify import Notifier, PushOff, RefusedUrl, TurnNotice
 from app.notify.push import MAX_PAYLOAD_BYTES, VapidKeys, payload
-from app.settings import Settings
 from tests.notify.conftest import SUBJECT
 from tests.notify.fakepush import FakePushService
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import pytest
 
+from app.config.settings import DEFAULT_PUSH_ENDPOINTS, DEFAULT_WEBHOOK_HOSTS
 from app.notify.urls import PUSH_ENDPOINT_REFUSED, WEBHOOK_REFUSED, Allowlist, Entry, RefusedUrl, check_url
-from app.settings import DEFAULT_PUSH_ENDPOINTS, DEFAULT_WEBHOOK_HOSTS
 
 PUSH = Allowlist.parse(DEFAULT_PUSH_ENDPOINTS)
 HOOKS = Allowlist.parse(DEFAULT_WEBHOOK_HOSTS)

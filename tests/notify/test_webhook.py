@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from app.config.settings import Settings
 from app.notify import Notifier, RefusedUrl, TurnNotice
-from app.settings import Settings
 from tests.notify.fakechat import FakeChat
 
 pytestmark = pytest.mark.anyio

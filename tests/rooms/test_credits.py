@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from app.config.settings import Settings
 from app.rooms.credits import Allowance, Bucket, Credits, Kind, Verdict, allowances, kind_of
-from app.rooms.protocol import ProtocolError, parse_message
-from app.settings import Settings
+from app.rooms.messages import ProtocolError, parse_message
 
 ALLOWED, REFUSED, CLOSE = Verdict.ALLOWED, Verdict.REFUSED, Verdict.CLOSE
 

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
+from app.common.identity import hash_token
 from app.game.rules import Rules
-from app.identity import hash_token
 from app.rooms.autoplay import process_id, stop_thinking, thinking_pool
 from app.rooms.room import Room
 from app.rooms.schedule import Timing

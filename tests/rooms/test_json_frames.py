@@ -11,8 +11,9 @@ from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
 from app.game.summary import summarize_deal
 from app.rooms.fanout import Renderings
+from app.rooms.frames import state_message
+from app.rooms.json_renderer import JsonRenderer
 from app.rooms.lobby import Seat
-from app.rooms.protocol import JsonRenderer, state_message
 from app.rooms.views import Table, room_view
 
 NAMES = ("Ana", "Ben", "Cy", "Dag", "Eva", "Finn", "Gro")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from app.common.identity import hash_token, is_player_id
 from app.game.rules import Rules
-from app.identity import hash_token, is_player_id
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import MAX_SEATS, Lobby, Seat, Target, seat_index
 

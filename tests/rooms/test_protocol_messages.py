@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
-from app.rooms import protocol
+from app.rooms import frames
 from app.rooms.errors import ErrorCode, RoomError
+from app.rooms.frames import error_message, you_json
 from app.rooms.lobby import Seat, Target
-from app.rooms.protocol import (
+from app.rooms.messages import (
     AddBot,
     HandToBot,
     Hello,
@@ -24,9 +25,7 @@ from app.rooms.protocol import (
     SetClock,
     SetRules,
     Sync,
-    error_message,
     parse_message,
-    you_json,
 )
 from app.rooms.views import Table, room_view
 from app.wording import unplayable
@@ -179,7 +178,7 @@ JSON_VALUES = st.recursive(
 @given(JSON_VALUES)
 def test_any_value_is_written_in_ascii_as_the_standard_library_writes_it(value):
     # Names, chat and summaries bring characters past ASCII (accents, suits' signs, emoji past U+FFFF).
-    text = protocol._compact(value)
+    text = frames.compact(value)
     assert text.isascii() and json.loads(text) == value
     assert text.replace("\x7f", "\\u007f") == json.dumps(value, separators=(",", ":"))  # DEL may stay as it is
 

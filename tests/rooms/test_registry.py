@@ -8,12 +8,12 @@ import time
 import pytest
 from sqlalchemy import create_engine, text
 
+from app.common.identity import hash_token
+from app.config.settings import Settings
 from app.game.rules import Rules, preset, preset_name
-from app.identity import hash_token
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.registry import RoomRegistry, new_process_id
 from app.rooms.versions import EPOCH_VERSIONS, MAX_EPOCH, first_version
-from app.settings import Settings
 from app.storage import StorageError
 from tests.rooms.test_room import Socket, connect
 

@@ -7,11 +7,11 @@ import asyncio
 import pytest
 from sqlalchemy import select
 
+from app.common.identity import hash_token
+from app.config.settings import Settings
 from app.game.rules import Rules
-from app.identity import hash_token
 from app.rooms.registry import RoomRegistry
 from app.rooms.retention import RoomFacts, is_idle, is_unused, slow_verdict
-from app.settings import Settings
 from app.storage.models import RoomRow
 
 pytestmark = pytest.mark.anyio

@@ -9,15 +9,15 @@ import sqlite3
 
 import pytest
 
+from app.common.identity import hash_token
+from app.config.settings import Settings
 from app.game.rules import Rules
-from app.identity import hash_token
 from app.rooms.connection import Connection
 from app.rooms.current_match import shuffler
 from app.rooms.errors import RoomError
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
-from app.settings import Settings
 from app.storage import StorageError
 
 pytestmark = pytest.mark.anyio

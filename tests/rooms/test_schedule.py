@@ -7,9 +7,9 @@ import random
 
 import pytest
 
+from app.common.identity import hash_token
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
-from app.identity import hash_token
 from app.rooms.lobby import Lobby
 from app.rooms.presence import Presence
 from app.rooms.schedule import (

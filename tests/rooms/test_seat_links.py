@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from app.common.identity import hash_token
 from app.game.rules import Rules
-from app.identity import hash_token
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.lobby import Lobby, Target
 from app.rooms.seat_links import LinkKind, SeatLinks, link_seat

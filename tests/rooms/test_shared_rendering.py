@@ -17,11 +17,13 @@ from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
 from app.game.score_sheet import score_sheet
 from app.game.views import SeatView, view_for
-from app.rendering import render_blocks
-from app.rooms import protocol
+from app.pages.rendering import render_blocks
+from app.rooms import frames as json_frames
+from app.rooms import json_renderer
 from app.rooms.fanout import Renderings
+from app.rooms.frames import state_message
+from app.rooms.json_renderer import JsonRenderer
 from app.rooms.lobby import Seat
-from app.rooms.protocol import JsonRenderer, state_message
 from app.rooms.views import SeatInfo, Table, room_view
 from app.wording.language import language, speaking
 from tests.game.helpers import random_steps
@@ -235,14 +237,14 @@ def test_a_kept_score_sheet_is_found_again_only_for_the_very_sheet_it_was_made_f
     match = next(table.match for table in room_life(1) if table.match is not None and len(table.match.history) > 1)
     sheet = score_sheet(match)
     kept = {}
-    made = protocol._sheet_text(kept, sheet)
-    assert orjson.loads(made.whole) == protocol.score_sheet_json(sheet)
-    assert protocol._sheet_text(kept, sheet) is made
+    made = json_renderer._sheet_text(kept, sheet)
+    assert orjson.loads(made.whole) == json_frames.score_sheet_json(sheet)
+    assert json_renderer._sheet_text(kept, sheet) is made
     shorter = sheet[:-1]
-    assert orjson.loads(protocol._sheet_text(kept, shorter).whole) == protocol.score_sheet_json(shorter)
+    assert orjson.loads(json_renderer._sheet_text(kept, shorter).whole) == json_frames.score_sheet_json(shorter)
     equal = tuple(replace(line) for line in sheet)  # the same deals, another tuple: worked out again
-    assert protocol._sheet_text(kept, equal) is not made
-    assert orjson.loads(made.added_to(shorter)) == protocol.score_sheet_json(sheet[-1:])
+    assert json_renderer._sheet_text(kept, equal) is not made
+    assert orjson.loads(made.added_to(shorter)) == json_frames.score_sheet_json(sheet[-1:])
     assert made.added_to(equal) == "[]" and made.added_to(sheet) == "[]" and made.added_to(()) == made.whole
     assert made.added_to(sheet[1:]) is None and made.added_to((*sheet, sheet[0])) is None
 
@@ -251,20 +253,20 @@ def test_a_kept_last_deal_is_found_again_only_for_the_same_summary_told_with_the
     table = next(table for table in room_life(1) if table.last_summary is not None)
     public = room_view(table, None)
     kept = {}
-    made = protocol._last_deal_fragment(kept, public)
-    assert json.loads(orjson.dumps(made)) == protocol.last_deal_json(public)
-    assert protocol._last_deal_fragment(kept, public) is made
+    made = json_renderer._last_deal_fragment(kept, public)
+    assert json.loads(orjson.dumps(made)) == json_frames.last_deal_json(public)
+    assert json_renderer._last_deal_fragment(kept, public) is made
     taker = table.last_summary.trick_winner  # named in the first sentence
     seats = list(public.seats)
     seats[taker] = seats[taker]._replace(name="Zoë")
     renamed = public._replace(seats=tuple(seats))
-    told = protocol._last_deal_fragment(kept, renamed)
-    assert json.loads(orjson.dumps(told)) == protocol.last_deal_json(renamed) != protocol.last_deal_json(public)
+    told = json_renderer._last_deal_fragment(kept, renamed)
+    assert json.loads(orjson.dumps(told)) == json_frames.last_deal_json(renamed) != json_frames.last_deal_json(public)
     with speaking("de"):
-        german = protocol._last_deal_fragment(kept, renamed)
-        assert json.loads(orjson.dumps(german)) == protocol.last_deal_json(renamed)
-    assert protocol._last_deal_fragment(kept, renamed) is told  # kept for each language apart
-    assert protocol._last_deal_fragment(kept, public._replace(summary=None)) is None
+        german = json_renderer._last_deal_fragment(kept, renamed)
+        assert json.loads(orjson.dumps(german)) == json_frames.last_deal_json(renamed)
+    assert json_renderer._last_deal_fragment(kept, renamed) is told  # kept for each language apart
+    assert json_renderer._last_deal_fragment(kept, public._replace(summary=None)) is None
 
 
 def held_cards(html):

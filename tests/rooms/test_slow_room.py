@@ -9,17 +9,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from app.common.identity import hash_token
+from app.config.settings import Settings
 from app.game.rules import Rules
-from app.identity import hash_token
 from app.notify.notices import Notifier, TurnNotice
 from app.rooms.errors import RoomError
+from app.rooms.frames import state_json
 from app.rooms.pace import Pace, QuietHours, quiet_hours_from
-from app.rooms.protocol import state_json
 from app.rooms.registry import RoomRegistry
 from app.rooms.room import Room
 from app.rooms.schedule import Timing
 from app.rooms.slow import quiet_hours_change, vacation_change, webhook_change
-from app.settings import Settings
 from tests.rooms.test_room import Socket, connect
 
 pytestmark = pytest.mark.anyio

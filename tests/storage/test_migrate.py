@@ -26,10 +26,10 @@ from sqlalchemy.pool import NullPool
 
 from app.bots.strength import BotStrength
 from app.cli import main
+from app.common.identity import is_player_id, new_player_id
 from app.game.record import replay, to_record
 from app.game.rules import preset
 from app.game.simulate import play_random_match
-from app.identity import is_player_id, new_player_id
 from app.storage import Storage
 from app.storage.engine import create_storage_engine
 from app.storage.migrate import current_revision, downgrade, head_revision, migrations_folder, upgrade

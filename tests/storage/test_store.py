@@ -12,12 +12,12 @@ import pytest
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.pool import NullPool
 
+from app.common.identity import hash_token
 from app.game.match import Match
 from app.game.record import NotARecord, check_record, replay, to_record
 from app.game.rules import preset
 from app.game.simulate import play_random_match
 from app.game.standings import placings
-from app.identity import hash_token
 from app.storage import (
     MAX_PAGE,
     FinishedMatch,

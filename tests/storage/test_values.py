@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.identity import hash_token
+from app.common.identity import hash_token
 from app.storage import SeatRecord
 from app.storage.values import MatchPage
 

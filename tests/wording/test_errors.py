@@ -5,7 +5,7 @@ import pytest
 from app.game import Card
 from app.game.errors import InvalidCard, InvalidRules
 from app.game.rules import OPTIONS, Rules, preset
-from app.ratelimit import LIMITED
+from app.web.ratelimit import LIMITED
 from app.wording import errors
 from app.wording.errors import EngineProblem, Problem, limit_problem, problem, rules_problem
 from app.wording.language import LANGUAGES, speaking

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.common.names import form_number
 from app.game.rules import CHOICE, NUMBER, NUMBER_OR_WORD, OPTIONS, RuleOption
-from app.names import form_number
 from app.wording import option_label, value_label
 
 SELECT_AT_MOST = 10

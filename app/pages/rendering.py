@@ -8,7 +8,7 @@ render. A live region is a block whose name is its element's id;
 :func:`render_blocks` renders the named blocks of a page for a WebSocket
 update. A piece of a template inside ``{% part key, … %}…{% endpart %}`` is
 kept, when the render is given a store (``parts``), and found again there
-wherever the keys are equal (:mod:`app.template_parts`).
+wherever the keys are equal (:mod:`app.pages.template_parts`).
 """
 
 from __future__ import annotations
@@ -37,17 +37,17 @@ except ImportError:  # pragma: no cover (a markupsafe without it)
     def _escape_text(text: str, /) -> str:
         return str(escape(text))
 
-from app.assets import ASSETS
 from app.bots.strength import BotStrength
+from app.common.names import NAME_INPUT_MAX
 from app.game.cards import Card
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
-from app.names import NAME_INPUT_MAX
+from app.pages.assets import ASSETS
+from app.pages.rules_form import rules_fields
+from app.pages.template_parts import PartExtension
+from app.pages.webapp import THEME_COLOUR
 from app.rooms.chat import TEXT_LIMIT
 from app.rooms.pace import TURN_HOURS
 from app.rooms.schedule import STAND_IN
-from app.rules_form import rules_fields
-from app.template_parts import PartExtension
-from app.webapp import THEME_COLOUR
 from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
 from app.wording.chat import REACTIONS, reaction_picture, reaction_words, spectator_label
 from app.wording.coach import coach_label
@@ -55,7 +55,7 @@ from app.wording.language import LANGUAGES, language, listing, number, text_dire
 from app.wording.players import bot_tag, player_name, strength_label
 from app.wording.rules import game_name, preset_label
 
-TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATES = Path(__file__).parent.parent / "templates"
 
 HTMX_URL = "https://cdn.jsdelivr.net/npm/htmx.org@2.0.11/dist/htmx.min.js"
 HTMX_SRI = "sha384-2OatzQy1H+Zd/IIrjr1TcuDGqLXeHhbooAyJY1KdQMKnr4LZ22k31GBLdYKHmVjg"
@@ -204,7 +204,7 @@ def when(moment: datetime) -> str:
 def _path_for(context: Any, name: str, /, **params: Any) -> str:
     """``url_for`` in templates: the route's path alone, so links keep the scheme and host the
     browser used (behind a TLS proxy too) instead of the server's view of them. A static file's
-    (``url_for('static', path='app.js')``) is the URL that names its content (:mod:`app.assets`)."""
+    (``url_for('static', path='app.js')``) is the URL that names its content (:mod:`app.pages.assets`)."""
     if name == "static":
         params = {**params, "path": ASSETS.hashed(params["path"])}
     return str(context["request"].app.url_path_for(name, **params))

@@ -23,9 +23,9 @@ from limits.errors import StorageError
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from app.config.settings import Settings
 from app.rooms.errors import ErrorCode
-from app.security import Refused
-from app.settings import Settings
+from app.web.security import Refused
 from app.wording.errors import limit_problem
 
 log = logging.getLogger(__name__)

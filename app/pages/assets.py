@@ -3,8 +3,8 @@
 ``app.js`` is served as ``/static/app.<hash>.js``, ``<hash>`` the first
 :data:`HASH_LENGTH` hex digits of the SHA-256 of its bytes, so a file's URL
 changes exactly when the file does and a browser or proxy may keep it for a
-year (:mod:`app.caching`). Templates get these URLs from ``url_for('static',
-path=…)`` (:func:`app.rendering`'s ``url_for``, which asks :meth:`Assets.hashed`).
+year (:mod:`app.web.caching`). Templates get these URLs from ``url_for('static',
+path=…)`` (:func:`app.pages.rendering`'s ``url_for``, which asks :meth:`Assets.hashed`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parent.parent / "static"
 HASH_LENGTH = 10
 """Hex digits of a file's SHA-256 in its URL: 40 bits, so two versions of one file never meet by chance."""
 
@@ -46,7 +46,7 @@ class Assets(StaticFiles):
     change while the server runs, and a deploy starts new processes.
 
     - ``GET /static/app.<hash>.js`` with the current hash: the file
-      (:meth:`is_current` holds; :mod:`app.caching` lets it be kept a year);
+      (:meth:`is_current` holds; :mod:`app.web.caching` lets it be kept a year);
     - with a hash of another version (a tab opened before a deploy, a page
       a cache kept): ``307`` to the current URL, so the page still gets a
       script and a style sheet that fit the server it talks to, and a hashed

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.assets import ASSETS
+from app.pages.assets import ASSETS
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ SHARED = Policy("public, max-age=30", vary="Cookie, Accept-Language")
 may keep it briefly. By ``Cookie`` as well as ``Accept-Language``, as the language cookie chooses the page's
 language; a response that sets a cookie is :data:`PRIVATE` however its route is named."""
 IMMUTABLE = Policy("public, max-age=31536000, immutable")
-"""A static file under the URL that names its content (:mod:`app.assets`): it never changes."""
+"""A static file under the URL that names its content (:mod:`app.pages.assets`): it never changes."""
 ONE_URL = Policy("no-cache")
 """A file whose URL stays the same when it changes (a static file by its plain name, a service worker
 script, a manifest): kept, but checked with the server before each use."""

@@ -12,7 +12,7 @@ import re
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.rendering import HTMX_URL, HTMX_WS_URL
+from app.pages.rendering import HTMX_URL, HTMX_WS_URL
 from app.rooms.errors import ErrorCode
 from app.wording.errors import Problem, problem
 

@@ -1,0 +1,2 @@
+"""What every layer above the engine uses: room codes, tokens and ids, checking the names people type, and
+waits that end."""
