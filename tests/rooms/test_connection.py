@@ -4,8 +4,11 @@ client closed for what it sent still reads why first."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.rooms.connection import Connection
 from tests.rooms.test_room import Socket, VersionRenderer
@@ -165,3 +168,56 @@ async def test_finishing_drops_a_frame_begun_at_once_that_still_waits():
     socket.gate.set()
     await asyncio.sleep(0.01)
     assert socket.frames == [] and socket.closed_with == 1012
+
+
+STEPS = st.lists(st.one_of(
+    st.tuples(st.just("offer"), st.integers(1, 3)),
+    st.tuples(st.just("gate"), st.booleans()),
+    st.tuples(st.just("break"), st.none()),
+    st.tuples(st.just("end"), st.sampled_from([1008, 1009])),
+    st.tuples(st.just("finish"), st.none()),
+), max_size=12)
+
+
+async def outcome(steps: list[tuple[str, object]], *, send_at_once: bool) -> tuple[object, ...]:
+    """What a client reads, how its socket closes and whether it was too slow, for a connection (outbox of 4
+    frames) given ``steps`` with the event loop turning between them; then finished."""
+    socket = GatedSocket()
+    conn = Connection(token_hash=None, renderer=VersionRenderer(), socket=socket, queue_size=4,
+                      send_at_once=send_at_once)
+    sender = await idle(conn)
+    numbered = itertools.count()
+    for step, value in steps:
+        if step == "offer":
+            for _ in range(int(value)):
+                conn.offer(f"f{next(numbered)}")
+        elif step == "gate":
+            (socket.gate.set if value else socket.gate.clear)()
+        elif step == "break":
+            socket.broken = True
+        elif step == "end":
+            conn.end(int(value))
+        else:
+            conn.finish()
+        await asyncio.sleep(0.001)
+    socket.gate.set()
+    await asyncio.sleep(0.001)
+    conn.finish()
+    await asyncio.wait_for(sender, 1)
+    return socket.frames, socket.closed_with, conn.too_slow, conn.life
+
+
+@settings(max_examples=150, deadline=None)
+@given(STEPS)
+def test_sending_at_once_sends_what_the_sender_alone_sends(steps):
+    """The fast path (app/rooms/send_now.py) against the readable version, every frame through the sender
+    task: the same frames in the same order, the same close, for any steps that offer fewer frames at a time
+    than the outbox holds."""
+    assert asyncio.run(outcome(steps, send_at_once=True)) == asyncio.run(outcome(steps, send_at_once=False))
+
+
+def test_the_comparison_of_the_two_ways_of_sending_sees_a_lost_frame():
+    steps = [("offer", 2), ("gate", False), ("offer", 3), ("offer", 3)]
+    at_once = asyncio.run(outcome(steps, send_at_once=True))
+    assert at_once[2] is True  # too slow: its outbox filled
+    assert at_once != asyncio.run(outcome(steps[:-1], send_at_once=False))
