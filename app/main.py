@@ -47,6 +47,7 @@ from app.config.settings import Settings
 from app.notify import Notifier
 from app.pages.assets import ASSETS
 from app.pages.rendering import templates
+from app.pages.table import live_context
 from app.rooms.errors import ErrorCode, RoomError
 from app.rooms.persistence import RoomStore
 from app.storage import Storage, StorageError
@@ -156,7 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.openapi = openapi  # type: ignore[method-assign]
     # One for every page socket: each used to hold a copy of its own.
-    app.state.live_context = room_pages.live_context(app.url_path_for, settings.deal_pause_seconds,
+    app.state.live_context = live_context(app.url_path_for, settings.deal_pause_seconds,
                                                      push_offered=settings.push_on)
 
     @app.exception_handler(RoomError)

@@ -16,13 +16,13 @@ from datetime import UTC, datetime
 import pytest
 from markupsafe import Markup
 
-from app.api import room_pages
-from app.api.room_pages import LIVE_REGIONS, PageRenderer
 from app.game.cards import Card
 from app.game.match import deal_cards, new_match
 from app.game.rules import Rules
 from app.game.views import view_for
+from app.pages import table as table_page
 from app.pages.rendering import card_face, render_each, templates, when
+from app.pages.table import LIVE_REGIONS, PageRenderer
 from app.rooms.fanout import Kept, Renderings
 from app.rooms.lobby import Seat
 from app.rooms.views import Table
@@ -100,8 +100,8 @@ def test_a_bot_name_and_the_cards_are_said_in_the_viewers_language():
 
 def test_each_region_is_rendered_once_per_version_and_language_however_many_viewers(monkeypatch):
     calls = []
-    real = room_pages.render_each
-    monkeypatch.setattr(room_pages, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
+    real = table_page.render_each
+    monkeypatch.setattr(table_page, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
     table = next(table for table in tables() if table.match is not None and view_for(table.match, None).trick)
     renderings = Renderings(table)
     viewers = [(None, False, code) for code in ("da", "sv", "da", "sv", "da")] * 4  # twenty spectators

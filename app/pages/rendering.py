@@ -306,7 +306,7 @@ def yours(mine: bool, own: str, others: str = "") -> Markup:
 
     The table page's renderer, which renders such a region once for every
     viewer, gives the templates its own ``yours`` in its place, which writes
-    both (app.api.room_pages.both_variants)."""
+    both (app.pages.table.both_variants)."""
     return escape(own if mine else others)
 
 

@@ -12,7 +12,7 @@ import re
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
-from app.api import room_pages
+from app.pages import table
 from app.rooms.json_renderer import JsonRenderer
 from tests.api.conftest import connect, open_room
 
@@ -52,8 +52,8 @@ def test_a_page_flooding_syncs_is_refused_then_closed_while_another_room_plays(m
     client = limited_client(make_client)
     mover, state = playing_room(client)
     renders = []
-    original = room_pages.render_each
-    monkeypatch.setattr(room_pages, "render_each", lambda *args: renders.append(args) or original(*args))
+    original = table.render_each
+    monkeypatch.setattr(table, "render_each", lambda *args: renders.append(args) or original(*args))
     quiet, _ = open_room(client, ["Cy"])
     client.cookies.clear()
     with client.websocket_connect(f"/r/{quiet}/ws") as flooder:  # a spectator: no cookie

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from app.api.room_pages import PageRenderer, page_error
 from app.game.match import deal_cards, new_match
 from app.game.rules import Rules
+from app.pages.table import PageRenderer, page_error
 from app.rooms.connection import Connection
 from app.rooms.fanout import Kept, Renderings, send_state
 from app.rooms.lobby import Seat

@@ -11,13 +11,13 @@ from dataclasses import replace
 import orjson
 import pytest
 
-from app.api import room_pages
-from app.api.room_pages import LIVE_REGIONS, OWN_VARIANTS, SEAT_IDS, PageRenderer, both_variants, own_variants
 from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
 from app.game.score_sheet import score_sheet
 from app.game.views import SeatView, view_for
+from app.pages import table as table_page
 from app.pages.rendering import render_blocks
+from app.pages.table import LIVE_REGIONS, OWN_VARIANTS, SEAT_IDS, PageRenderer, both_variants, own_variants
 from app.rooms import frames as json_frames
 from app.rooms import json_renderer
 from app.rooms.fanout import Renderings
@@ -327,13 +327,13 @@ def counted_renders(monkeypatch):
     """The blocks page renderers render from now on, in a list filled as they do: each by its name, a seat
     by its element id."""
     calls = []
-    real = room_pages.render_each
+    real = table_page.render_each
 
     def counting(template, blocks, context):
         calls.extend(block if isinstance(block, str) else SEAT_IDS[block[1]["seat"].seat] for block in blocks)
         return real(template, blocks, context)
 
-    monkeypatch.setattr(room_pages, "render_each", counting)
+    monkeypatch.setattr(table_page, "render_each", counting)
     return calls
 
 
