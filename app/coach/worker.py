@@ -60,7 +60,7 @@ def analyse_next(storage: Storage, worker: str, *, match_id: str | None = None, 
 
 def lowest_priority() -> None:
     """Give this process the lowest CPU priority, nice 19: on a busy machine it gets a sliver of a core
-    (about 1.5 % beside a process at nice 0) and the live tables the rest, yet it is never starved for good."""
+    beside a process at nice 0 and the live tables the rest, yet it is never starved for good."""
     with contextlib.suppress(OSError):
         os.nice(19 - os.nice(0))
 

@@ -112,8 +112,8 @@ class Settings(BaseSettings):
     commit_window_seconds: float = Field(default=0.008, ge=0, le=MAX_WINDOW_SECONDS)
     """How long a play (or another write a room waits for) that finds the database writer idle waits for
     others to share its transaction and its fsync, the commit window (``app.storage.batch``); 0 commits
-    each at once. Tables at human pace then share commits: at 1,000 tables, a tenth less CPU for about
-    10 ms more between a play and its sight (docs/performance.md)."""
+    each at once. Tables at human pace then share commits: less CPU a play, for a little more time between
+    a play and its sight (docs/performance.md)."""
     commit_window_load: float = Field(default=0.7, ge=0)
     """The server's CPU time a second (a fraction of one core, every thread's) from which the commit window
     opens; it closes again below 0.1 less (``app.storage.load``). Below it, with CPU to spare, each play

@@ -48,7 +48,7 @@ from app.pages.webapp import THEME_COLOUR
 from app.rooms.chat import TEXT_LIMIT
 from app.rooms.pace import TURN_HOURS
 from app.rooms.schedule import STAND_IN
-from app.wording import card_name, describe_preset, rank_label, suit_symbol, unplayable
+from app.wording import card_name, deal_sentences, describe_preset, describe_rules, rank_label, suit_symbol, unplayable
 from app.wording.chat import REACTIONS, reaction_picture, reaction_words, spectator_label
 from app.wording.coach import coach_label
 from app.wording.language import LANGUAGES, language, listing, number, text_direction, translations
@@ -88,7 +88,7 @@ class _Context(Context):
 
 def escape_output(value: Any, /) -> str:
     """What an autoescaping template writes for ``{{ value }}``: ``str(markupsafe.escape(value))``, without
-    making the ``Markup`` that ``escape`` returns (a call of Python code, ten times the escaping itself).
+    making the ``Markup`` that ``escape`` returns (a call of Python code, costlier than the escaping itself).
 
     What a template writes is joined into the text it renders, and a piece of it kept as markup
     (``{% set %}…{% endset %}``, a macro's output) is made markup from the joined text, so nothing reads
@@ -106,7 +106,7 @@ def escape_output(value: Any, /) -> str:
 class _CodeGenerator(CodeGenerator):
     """Jinja2's code generator, writing each output of an autoescaping template with :func:`escape_output`
     instead of ``markupsafe.escape``. The table page's live regions write a hundred values or so a
-    version of a room, and making each a ``Markup`` was a tenth of their rendering."""
+    version of a room, and making each a ``Markup`` was a noticeable part of their rendering."""
 
     def _output_child_pre(self, node: Expr, frame: Frame, finalize: Any) -> None:
         if frame.eval_ctx.volatile or not frame.eval_ctx.autoescape:
@@ -229,7 +229,8 @@ templates.env.globals["url_for"] = _path_for
 templates.env.globals["return_path"] = _return_path
 templates.env.globals.update(
     htmx_url=HTMX_URL, htmx_sri=HTMX_SRI, htmx_ws_url=HTMX_WS_URL, htmx_ws_sri=HTMX_WS_SRI,
-    presets=PRESETS, describe_preset=describe_preset, default_rules=Rules(), form_fields=rules_fields,
+    presets=PRESETS, describe_preset=describe_preset, describe_rules=describe_rules,
+    deal_sentences=deal_sentences, default_rules=Rules(), form_fields=rules_fields,
     preset_options={name: rules.to_dict() for name, rules in PRESETS.items()},
     min_players=MIN_PLAYERS, max_players=MAX_PLAYERS, rule_options={option.name: option for option in OPTIONS},
     bot_strengths=tuple(BotStrength), stand_in_bot=STAND_IN, name_input_max=NAME_INPUT_MAX,
@@ -383,8 +384,8 @@ def _globals_of(template: Template) -> dict[str, Any]:
     """``template``'s globals as one plain dict, built once per template (they are set at import).
 
     Jinja2 keeps a template's globals in a ``ChainMap`` over the environment's
-    and copies it for every new context; a plain copy made once is a tenth of
-    that cost. The context made from it has no extra globals to hand to the
+    and copies it for every new context; a plain copy made once costs far
+    less. The context made from it has no extra globals to hand to the
     templates it imports, so ``{% from "_macros.html" import … %}`` takes the
     module Jinja2 keeps instead of building a new one each time.
     """

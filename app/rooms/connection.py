@@ -130,8 +130,8 @@ class Connection:
         self._socket = socket
         self._send_at_once = send_at_once
         self._life = Life.OPEN
-        # A list and a future to wake the sender, not an asyncio.Queue: a queue holds four deques of
-        # about 600 bytes each, and a server holds thousands of connections.
+        # A list and a future to wake the sender, not an asyncio.Queue: a queue holds four deques, and a
+        # server holds thousands of connections.
         self._outbox: list[str | None] = []  # None: close once what comes before it is sent
         self._queue_size = queue_size
         self._wake: asyncio.Future[None] | None = None

@@ -24,7 +24,7 @@ from app.game.views import HandCard, TrickCard
 from app.rooms.chat import ChatLine, ChatStatus
 from app.rooms.seat_links import Link
 from app.rooms.views import RoomView
-from app.wording import unplayable
+from app.wording import deal_sentences, describe_rules, unplayable
 
 
 def utc_text(moment: datetime) -> str:
@@ -57,7 +57,7 @@ def table_json(view: RoomView, *, last_deal: Any = None) -> dict[str, Any]:
         "code": view.code,
         "phase": view.phase,
         "rules": dict(_options(view.rules)),
-        "rules_text": view.rules_text,
+        "rules_text": describe_rules(view.rules),
         "preset": view.preset,
         "host": view.host_seat,
         "spectators": view.spectators,
@@ -104,7 +104,7 @@ def last_deal_json(view: RoomView) -> dict[str, Any] | None:
         "eliminated": [{"seat": s, "total": t} for s, t in summary.eliminated],
         "reinstated": [{"seat": s, "total": t} for s, t in summary.reinstated],
         "winners": list(summary.winners),
-        "text": view.summary_text,
+        "text": deal_sentences(summary, view.seat_names),
     }
 
 
@@ -162,7 +162,7 @@ def compact(value: Any) -> str:
     """``value`` as compact JSON text in ASCII: the text ``json.dumps`` gives with ``separators=(",", ":")``
     (every character past ASCII written as a ``\\u`` escape; only DEL, U+007F, may stay as it is).
 
-    orjson writes a state about nine times faster than the standard library; the few characters past
+    orjson writes a state in a fraction of the standard library's time (docs/performance.md); the few characters past
     ASCII (a suit's sign in a deal's summary, a name) are then escaped (:func:`ascii_json`). A text orjson
     refuses (a lone surrogate, which only a client's own words could bring) is left to the standard library.
     """

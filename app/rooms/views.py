@@ -22,7 +22,6 @@ from app.game.views import HandCard, HandView, MatchPhase, MatchView, SeatView, 
 from app.rooms.lobby import Seat, seat_of
 from app.rooms.pace import Pace
 from app.rooms.phases import RoomPhase, room_phase
-from app.wording import deal_sentences, describe_rules
 from app.wording.refusals import WAITING
 
 KnownSheet = tuple[tuple[Deal, ...], tuple[DealScore, ...]]
@@ -107,18 +106,6 @@ class RoomView(NamedTuple):
     """When the turn waited for in a slow room runs out (``None``: nobody is to play)."""
     webhook: str | None = None
     """The slow room's chat webhook URL, in the host's own view only."""
-
-    @property
-    def rules_text(self) -> list[str]:
-        """The rules in plain words, a sentence per option."""
-        return describe_rules(self.rules)
-
-    @property
-    def summary_text(self) -> list[str]:
-        """The last deal's summary in plain words (empty when there is none)."""
-        if self.summary is None:
-            return []
-        return deal_sentences(self.summary, [seat.name for seat in self.seats])
 
     @property
     def seat_names(self) -> tuple[str, ...]:

@@ -21,10 +21,10 @@ waits for 20,000 collections of the middle generation instead of 10 (the server 
 second itself, :data:`YOUNG_COLLECTION_SECONDS`: one every quarter of an hour or so), and, as always, for
 the objects that reached the oldest since the last one to be a quarter of those it holds.
 
-A full collection stops the server for as long as it takes to look at every object, about a tenth of a
-second for a million of them, and a thousand tables with 5,000 sockets hold that many. By Python's
-defaults one came every few seconds at that load, each a pause every table felt (measured: ``cucumber
-bench load``, docs/performance.md). The rooms make almost no garbage that only a full collection can free
+A full collection stops the server for as long as it takes to look at every object, and a thousand tables
+with their sockets hold about a million. By Python's defaults one came every few seconds at that load, each
+a pause every table felt (``cucumber bench load``; the figures are in docs/journal/performance-history.md).
+The rooms make almost no garbage that only a full collection can free
 (cycles): plays, states and frames are freed as soon as they are dropped, so waiting longer costs little
 memory."""
 YOUNG_COLLECTION_SECONDS = 0.05
@@ -32,20 +32,19 @@ YOUNG_COLLECTION_SECONDS = 0.05
 
 What outlives a collection goes to the oldest generation, where only a full collection looks at it again;
 a room's version lasts seconds, so most of what a play makes and keeps is looked at once. Looked at
-within 50 ms of being made, those objects are still in the processor's cache: at 1,000 tables with the
-table page open, collections took 3-6 % of the server's time, in pauses of about 2 ms, against 6-9 % in
-pauses of 4-13 ms when the young generation was collected ten times a second and the middle one every
-other time (an object looked at up to twice, a tenth of a second later; docs/performance.md)."""
+soon after being made, those objects are still in the processor's cache: collections took less of the
+server's time, in shorter pauses, than when the young generation was collected less often and the middle
+one every other time, so that an object was looked at up to twice, later (the figures are in
+docs/journal/performance-history.md)."""
 WS_MAX_FRAME_BYTES = 64 * 1024
 """Largest WebSocket message the server reads at all (a bigger one closes the socket with 1009); a
 client message may have at most ``CUCUMBER_MAX_MESSAGE_BYTES`` (4 KiB) anyway."""
 WS_IMPLEMENTATION = "websockets-sansio"
 """uvicorn's WebSocket layer: its sans-I/O one on the ``websockets`` package's protocol (not its default,
 ``auto``, which picks the older ``websockets`` layer). It costs less CPU time a
-frame than uvicorn's ``wsproto`` layer: about a third less to send one and two thirds less to read one
-(about 6 µs and 7 µs against 9 and 22, from a room's send to the socket's write), about 30 µs of each play
-at a table of five sockets. An open socket holds about 3 KB more with it; the plain Starlette routes of the
-room sockets (``app.api.sockets``) save more than that. Like ``wsproto``, it stops reading a socket after
+frame than uvicorn's ``wsproto`` layer, to send one and more so to read one; an open socket holds a little
+more memory with it, which the plain Starlette routes of the room sockets (``app.api.sockets``) save
+again (the figures are in docs/journal/performance-history.md). Like ``wsproto``, it stops reading a socket after
 each whole message until the room has taken it, so a client that floods holds few frames in memory."""
 STOP_MARGIN_SECONDS = 5.0
 """How long past ``stop_seconds`` a process asked to stop may still be there before it gives up: it logs
@@ -155,8 +154,9 @@ async def collect_young(seconds: float = YOUNG_COLLECTION_SECONDS) -> None:
     are alive. A busy room frees about as many objects as it makes: each version's views and texts replace
     the version before's, most of them already in an older generation. So the young generation grew to tens
     of thousands of live objects between two collections, and each of those, looking at them all, stopped
-    every room for 10-70 ms: the slowest plays of a server at human pace (docs/performance.md). Collected
-    on a timer, the same objects are looked at in pauses of a millisecond or two; collected with the middle
+    every room for long enough to make the slowest plays of a server at human pace
+    (docs/journal/performance-history.md). Collected on a timer, the same objects are looked at in short
+    pauses; collected with the middle
     generation each time, what survives goes straight to the oldest instead of being looked at again.
     """
     while True:
