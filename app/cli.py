@@ -123,8 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--processes", type=int, default=2, help="load: processes of the cluster (default 2)")
     bench.add_argument("--analyses", type=int, default=0, metavar="MATCHES",
                        help="load: store this many finished matches, waiting for the coach's analysis, before "
-                            "our server starts, so that its analysis worker (one, at nice 19 on the server's "
-                            "core) is busy during the run; a last line says how many it analysed (default 0)")
+                            "our server starts, so that its analysis worker (one, at the lowest priority on the "
+                            "server's core) is busy during the run; a last line says how many it analysed (default 0)")
     bench.add_argument("--postgres-url", default=None,
                        help="load: the PostgreSQL server for --database postgres and --cluster "
                             "(default postgresql+psycopg://postgres@127.0.0.1:5432/test)")
