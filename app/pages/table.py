@@ -244,6 +244,8 @@ def own_variants(html: str) -> tuple[str, str]:
 
 
 _SEAT_ID_SET = frozenset(SEAT_IDS)
+SEATS_HELD = "seats-held"
+"""What a page renderer notes it was sent besides the regions: the element ids of the seats its page holds."""
 SHEET_BEFORE, SHEET_ADDED = "scoresheet-before", "scoresheet-added"
 """Besides the regions, in a version whose score sheet has just had a deal added: the ``scoresheet`` region as it
 was before, and the fragment that adds the deal's row to it (:meth:`PageVersion.sheet_added`)."""
@@ -432,12 +434,16 @@ class PageRenderer:
         """The regions that differ from what this connection last got (all of them if ``whole``), or ``None``.
 
         The seats' container, when it is sent, holds the seats (:data:`LIVE_REGIONS`), which are then not
-        sent alone. A score sheet that adds a deal to the one this connection got last comes as the new row
-        alone (:data:`SHEET_ADDED`).
+        sent alone. It is sent when it changed, and when the page is to hold other seats than it holds (one
+        taken or freed at the table, whose container reads the same): a seat sent alone replaces the page's
+        element of its id, and a new one would have none. A score sheet that adds a deal to the one this
+        connection got last comes as the new row alone (:data:`SHEET_ADDED`).
         """
         sent = self.sent
         container = regions.get("seats")
-        with_seats = container is not None and (whole or sent.get("seats") != container)
+        seats = " ".join(name for name in regions if name in _SEAT_ID_SET)
+        with_seats = container is not None and (whole or sent.get("seats") != container
+                                                or sent.get(SEATS_HELD) != seats)
         changed = []
         for name, html in regions.items():
             if name in _SEAT_ID_SET:
@@ -455,6 +461,8 @@ class PageRenderer:
                 else:
                     changed.append(html)
         sent.update(regions)
+        if with_seats:
+            sent[SEATS_HELD] = seats
         for name in _SHEET_PARTS:
             sent.pop(name, None)
         return "".join(changed) or None

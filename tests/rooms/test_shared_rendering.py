@@ -551,3 +551,20 @@ def test_a_seat_as_everyone_sees_it_begins_with_the_engines_seat():
         if table.match is not None:
             engine_seats = view_for(table.match, None).seats
             assert [seat[:len(SeatView._fields)] for seat in room_view(table, None).seats] == list(engine_seats)
+
+
+def test_a_seat_taken_at_a_finished_table_reaches_the_pages_inside_the_seats_container():
+    """At a finished match's table the seats' container reads the same however many are seated: a seat taken
+    then (someone joins, or a bot, to play again) comes inside the container, as a seat alone has no element
+    of its id on the page to replace. Freed again, the container comes without it."""
+    finished = next(table for table in room_life(1) if table.phase == "finished")
+    renderer = PageRenderer(CONTEXT, link_url=str)
+    first = Renderings(finished)
+    renderer.frame(renderer.render(first.viewer(0, True), first.shared))
+    dag = Seat("Dag", "d" * 64, player="dag2345678")
+    joined = Renderings(finished._replace(version=finished.version + 1, seats=(*finished.seats, dag)), first)
+    sent = renderer.frame(renderer.render(joined.viewer(0, True), joined.shared)) or ""
+    assert '<section id="seats"' in sent and f'<article id="seat-{len(finished.seats)}"' in sent
+    left = Renderings(finished._replace(version=finished.version + 2), joined)
+    sent = renderer.frame(renderer.render(left.viewer(0, True), left.shared)) or ""
+    assert '<section id="seats"' in sent and f'id="seat-{len(finished.seats)}"' not in sent
