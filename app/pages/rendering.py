@@ -17,7 +17,6 @@ import functools
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FunctionType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,16 +25,7 @@ from babel import Locale
 from babel.dates import format_skeleton
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, Template, pass_context, select_autoescape
-from jinja2.compiler import CodeGenerator, Frame
-from jinja2.nodes import Expr
-from jinja2.runtime import Context
 from markupsafe import Markup, escape
-
-try:  # what markupsafe.escape runs on text (C where built), not exported: tests/test_template_output.py checks it
-    from markupsafe import _escape_inner as _escape_text  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover (a markupsafe without it)
-    def _escape_text(text: str, /) -> str:
-        return str(escape(text))
 
 from app.bots.strength import BotStrength
 from app.common.names import NAME_INPUT_MAX
@@ -64,69 +54,7 @@ HTMX_WS_SRI = "sha384-1RwI/nvUSrMRuNj7hX1+27J8XDdCoSLf0EjEyF69nacuWyiJYoQ/j39RT1
 
 
 
-class _Context(Context):
-    """Jinja2's template context, calling a plain function at once when it is not marked to be given the
-    context, the environment or the evaluation context (``pass_context`` and the like).
-
-    Jinja2 looks every callee over for those marks twice on each call, and the
-    live regions of the table page make dozens of calls a version (words,
-    card faces, kept parts).
-    """
-
-    def call(self, callee: Any, /, *args: Any, **kwargs: Any) -> Any:
-        """As :meth:`jinja2.runtime.Context.call`."""
-        if type(callee) is not FunctionType or "jinja_pass_arg" in callee.__dict__:
-            return super().call(callee, *args, **kwargs)
-        kwargs.pop("_block_vars", None)
-        kwargs.pop("_loop_vars", None)
-        try:
-            return callee(*args, **kwargs)
-        except StopIteration:  # as Jinja2 does
-            return self.environment.undefined("value was undefined because a callable raised a StopIteration "
-                                              "exception")
-
-
-def escape_output(value: Any, /) -> str:
-    """What an autoescaping template writes for ``{{ value }}``: ``str(markupsafe.escape(value))``, without
-    making the ``Markup`` that ``escape`` returns (a call of Python code, costlier than the escaping itself).
-
-    What a template writes is joined into the text it renders, and a piece of it kept as markup
-    (``{% set %}…{% endset %}``, a macro's output) is made markup from the joined text, so nothing reads
-    one output's type. Markup (anything with ``__html__``) is written as it is, anything else as its text
-    escaped (``&``, ``<``, ``>``, ``'`` and ``"`` as markupsafe writes them).
-    """
-    if type(value) is str:
-        return _escape_text(value)
-    html = getattr(value, "__html__", None)
-    if html is not None:
-        return str(html())
-    return _escape_text(str(value))
-
-
-class _CodeGenerator(CodeGenerator):
-    """Jinja2's code generator, writing each output of an autoescaping template with :func:`escape_output`
-    instead of ``markupsafe.escape``. The table page's live regions write a hundred values or so a
-    version of a room, and making each a ``Markup`` was a noticeable part of their rendering."""
-
-    def _output_child_pre(self, node: Expr, frame: Frame, finalize: Any) -> None:
-        if frame.eval_ctx.volatile or not frame.eval_ctx.autoescape:
-            super()._output_child_pre(node, frame, finalize)
-            return
-        self.write("environment.escape_output(")
-        if finalize.src is not None:
-            self.write(finalize.src)
-
-
-class _Environment(Environment):
-    """The templates' environment: Jinja2's, autoescaping HTML (as Starlette's own), its templates compiled
-    by :class:`_CodeGenerator` and their contexts :class:`_Context`."""
-
-    code_generator_class = _CodeGenerator
-    context_class = _Context
-    escape_output = staticmethod(escape_output)
-
-
-templates = Jinja2Templates(env=_Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape()))
+templates = Jinja2Templates(env=Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape()))
 # The templates are the package's own and do not change while it runs: not looked up on disk again (a file
 # system call each time a template is asked for, a dozen times a version of a busy room page).
 templates.env.auto_reload = False
