@@ -22,13 +22,22 @@ def worker_left_by_a_killed_server(script: str, *args: str) -> int:
 
 def ended(pid: int, timeout: float = 120.0) -> bool:
     """Whether process ``pid`` ends within ``timeout`` seconds (a guard against a hang, not a measure); one
-    still running then is killed, and ``False`` returned."""
+    still running then is killed, and ``False`` returned. A process that has ended but that nobody has
+    reaped yet (a zombie: its parent was killed, and the new one has not waited for it) has ended."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not running(pid):
             return True
         time.sleep(0.1)
     os.kill(pid, signal.SIGKILL)
     return False
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not ended (its state in ``/proc/<pid>/stat`` is not ``Z``)."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            stat = file.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"  # the state follows the name, which may hold spaces and ")"
