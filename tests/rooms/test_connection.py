@@ -216,7 +216,9 @@ def test_sending_at_once_sends_what_the_sender_alone_sends(steps):
     assert asyncio.run(outcome(steps, send_at_once=True)) == asyncio.run(outcome(steps, send_at_once=False))
 
 
-def test_the_comparison_of_the_two_ways_of_sending_sees_a_lost_frame():
+def test_a_stuck_client_offered_more_than_its_outbox_is_too_slow_and_reads_less_than_one_offered_less():
+    """What the comparison above rests on: the outcome tells a dropped connection from one that got its
+    frames."""
     steps = [("offer", 2), ("gate", False), ("offer", 3), ("offer", 3)]
     at_once = asyncio.run(outcome(steps, send_at_once=True))
     assert at_once[2] is True  # too slow: its outbox filled
