@@ -12,8 +12,8 @@ whose content did not change is not rendered again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Hashable, Iterable
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any, TypeVar
 
 from app.rooms.connection import Connection, Renderer
 from app.rooms.lobby import seat_index
@@ -21,6 +21,9 @@ from app.rooms.views import KnownSheet, RoomView, Table, Viewer, known_sheet, pu
 from app.wording.language import language, speaking
 
 log = logging.getLogger(__name__)
+
+V = TypeVar("V", bound=Hashable)
+T = TypeVar("T")
 
 ViewerKey = tuple[int | None, bool, str, str]
 """What decides a viewer's rendering: seat (``None``: spectator), whether host, renderer kind, language."""
@@ -63,6 +66,21 @@ class Kept:
 
     def __setitem__(self, key: Hashable, value: Any) -> None:
         self._now[key] = (key, value)
+
+    def made(self, make: Callable[[V], T], value: V) -> T:
+        """``make(value)`` in the language being spoken, kept under the function, the language and ``value``
+        itself: found again wherever a later call (this version or the next) gives an equal value.
+
+        ``make`` must be a pure function of ``value`` and the language: then what is kept is exactly what it
+        would make again, and can reach no viewer who would not have been given ``value``. ``value`` must be
+        hashable.
+        """
+        key = (make, language(), value)
+        found: T | None = self.get(key)
+        if found is None:
+            found = make(value)
+            self[key] = found
+        return found
 
     def __len__(self) -> int:
         """How many things this version used or made."""
