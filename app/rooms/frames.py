@@ -20,6 +20,7 @@ import orjson
 
 from app.game.rules import Rules
 from app.game.score_sheet import DealScore
+from app.game.summary import DealSummary
 from app.game.views import HandCard, TrickCard
 from app.rooms.chat import ChatLine, ChatStatus
 from app.rooms.seat_links import Link
@@ -92,9 +93,12 @@ def table_json(view: RoomView, *, last_deal: Any = None) -> dict[str, Any]:
 def last_deal_json(view: RoomView) -> dict[str, Any] | None:
     """The state's ``last_deal``: how the last completed deal ended, in facts and in words (``None``
     before one has)."""
-    summary = view.summary
-    if summary is None:
-        return None
+    return None if view.summary is None else deal_summary_json(view.summary, view.seat_names)
+
+
+def deal_summary_json(summary: DealSummary, seat_names: tuple[str, ...]) -> dict[str, Any]:
+    """The state's ``last_deal`` of the deal ``summary`` tells, its words naming the players by
+    ``seat_names`` (in seat order)."""
     return {
         "deal": summary.deal,
         "trick_winner": summary.trick_winner,
@@ -104,7 +108,7 @@ def last_deal_json(view: RoomView) -> dict[str, Any] | None:
         "eliminated": [{"seat": s, "total": t} for s, t in summary.eliminated],
         "reinstated": [{"seat": s, "total": t} for s, t in summary.reinstated],
         "winners": list(summary.winners),
-        "text": deal_sentences(summary, view.seat_names),
+        "text": deal_sentences(summary, seat_names),
     }
 
 

@@ -3,75 +3,186 @@ once per version and language, the score sheet once per sheet, and only ``you`` 
 
 Each frame equals :func:`app.rooms.frames.state_message` of that viewer's own view (with the score sheet
 whole, or as the deals it adds to the one the connection holds); tests/rooms/test_shared_rendering.py checks
-it in every version of a room's life.
+it in every version of a room's life, tests/rooms/test_json_renderer.py the pieces kept.
+
+What is kept from one version to the next (a :class:`~app.rooms.fanout.Kept`) is kept by the value it shows:
+each such piece is a module-level function of one hashable value holding exactly what it reads
+(:class:`YouShown` for ``you``, :class:`LastDealShown` for ``last_deal``, the score sheet's tuple for
+:class:`SheetText`), found again wherever a later version gives an equal value (:func:`made`). A frame is
+JSON object members encoded apart (:func:`members`) and joined into objects (:meth:`JsonRenderer.frame`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
+from app.game.cards import Card
+from app.game.refusals import Refusal
 from app.game.score_sheet import DealScore
+from app.game.summary import DealSummary
+from app.game.views import HandCard
 from app.rooms.chat import ChatLine, ChatStatus
+from app.rooms.fanout import Kept
 from app.rooms.frames import (
     ascii_json,
     chat_json,
     chat_status_json,
     compact,
+    deal_summary_json,
     error_message,
-    last_deal_json,
     link_message,
     score_sheet_json,
     table_json,
-    you_object,
 )
 from app.rooms.seat_links import Link
 from app.rooms.views import RoomView, Viewer
 from app.wording.language import language
+from app.wording.refusals import WAITING, unplayable, unplayable_said
+
+V = TypeVar("V", bound=Hashable)
+T = TypeVar("T")
 
 
-def _you_text(viewer: Viewer, kept: Any) -> str:
-    """The JSON of the state's ``you`` for ``viewer``, in the language being spoken.
+def made(store: Any, make: Callable[[V], T], value: V) -> T:
+    """``make(value)`` in the language being spoken, kept in ``store`` from one version to the next.
 
-    A hand waiting for its turn or for the next deal says the same from one version to the next while it
-    holds the same cards (its refusal names nobody: :data:`~app.wording.refusals.WAITING`): its JSON is kept
-    in ``kept`` (a :class:`~app.rooms.fanout.Kept` or a dict) under the viewer's seat, host role and player
-    and the hand at rest (:attr:`~app.rooms.views.Viewer.at_rest`), and found again without the hand's
-    view. Only a viewer of that very seat and hand asks for that key.
+    ``store`` is a :class:`~app.rooms.fanout.Kept` (:meth:`~app.rooms.fanout.Kept.made`), or a plain dict
+    (a caller keeping nothing beyond one rendering), which holds it under the same key: the function, the
+    language and ``value``. ``make`` must be a pure function of ``value`` and the language, ``value``
+    hashable.
     """
+    if isinstance(store, Kept):
+        return store.made(make, value)
+    key = (make, language(), value)
+    found: T | None = store.get(key)
+    if found is None:
+        found = store[key] = make(value)
+    return found
+
+
+def members(value: dict[str, Any]) -> str:
+    """The members of the JSON object ``value``, as :func:`~app.rooms.frames.compact` writes them when orjson
+    takes it: the text between the braces of its encoding (``""`` for an empty dict), in ASCII
+    (:func:`~app.rooms.frames.ascii_json`). A value may be an ``orjson.Fragment``, JSON text taken as it is.
+
+    Raises ``orjson.JSONEncodeError`` for a text orjson refuses (a lone surrogate): the caller encodes it
+    another way.
+    """
+    return ascii_json(orjson.dumps(value).decode())[1:-1]
+
+
+class HandShown(NamedTuple):
+    """What the state's ``you`` shows of a hand: its cards in order (``hand``), those that may be played
+    (``legal``), and why each other card may not (``reasons``).
+
+    ``refused`` holds the cards that may not be played, in order, in runs refused for one reason, each
+    with that reason as :func:`~app.wording.refusals.unplayable_said` gives it: only the facts its words
+    name. Its words are then the same for every card of the run, in a language.
+    """
+
+    cards: tuple[Card, ...]
+    legal: tuple[Card, ...]
+    refused: tuple[tuple[tuple[Card, ...], Refusal], ...]
+
+
+def hand_shown(hand: Sequence[HandCard]) -> HandShown:
+    """The :class:`HandShown` of a hand's view (:attr:`~app.rooms.views.Viewer.hand`)."""
+    refused: list[tuple[tuple[Card, ...], Refusal]] = []
+    run: list[Card] = []
+    said: Refusal | None = None
+    last: Refusal | None = None
+    for held in hand:
+        reason = held.reason
+        if reason is None:
+            continue
+        if reason is not last:  # a waiting hand's cards all hold one refusal: said once
+            last, now = reason, unplayable_said(reason)
+            if now != said:
+                if run and said is not None:
+                    refused.append((tuple(run), said))
+                run, said = [], now
+        run.append(held.card)
+    if run and said is not None:
+        refused.append((tuple(run), said))
+    return HandShown(tuple(held.card for held in hand), tuple(held.card for held in hand if held.legal),
+                     tuple(refused))
+
+
+_WAITING_SAID = {code: unplayable_said(Refusal(code)) for code in WAITING}
+"""A refusal of each code of :data:`~app.wording.refusals.WAITING`, as it is said: the code alone."""
+
+
+def hand_shown_at_rest(rest: tuple[tuple[Card, ...], str]) -> HandShown:
+    """The :class:`HandShown` of a hand at rest (:attr:`~app.rooms.views.Viewer.at_rest`: its cards and the
+    code of the refusal, one of :data:`~app.wording.refusals.WAITING`), without the hand's view: the view
+    (:func:`~app.game.views.hand_view`) refuses every card alike, for a reason of that code, whose words name
+    nobody. It equals :func:`hand_shown` of that view."""
+    cards, code = rest
+    return HandShown(cards, (), ((cards, _WAITING_SAID[code]),) if cards else ())
+
+
+class YouShown(NamedTuple):
+    """What the state's ``you`` shows: the viewer's ``seat`` (``None``: a spectator), whether they ``host``,
+    their seat's public id (``player``), what it shows of their ``hand`` (:class:`HandShown`) and, to a slow
+    room's host, the room's chat ``webhook``."""
+
+    seat: int | None
+    host: bool
+    player: str | None
+    hand: HandShown
+    webhook: str | None
+
+
+def you_shown(viewer: Viewer) -> YouShown:
+    """The :class:`YouShown` of ``viewer``: a hand at rest is told from its cards without its view."""
     rest = viewer.at_rest
+    hand = hand_shown(viewer.hand) if rest is None else hand_shown_at_rest(rest)
     hook = viewer.table.webhook[0] if viewer.host and viewer.table.webhook is not None else None
-    if rest is None:
-        return compact(you_object(viewer.seat, viewer.host, viewer.player, viewer.hand, hook))
-    key = ("json", "you", language(), viewer.seat, viewer.host, viewer.player, rest, hook)
-    text: str | None = kept.get(key)
-    if text is None:
-        text = kept[key] = compact(you_object(viewer.seat, viewer.host, viewer.player, viewer.hand, hook))
-    return text
+    return YouShown(viewer.seat, viewer.host, viewer.player, hand, hook)
 
 
-def _state_head(public: RoomView, kept: Any) -> str:
-    """The ``state`` frame of ``public`` up to where its score sheet begins: the part every viewer of this
-    version who reads its language gets alike.
+def you_json(shown: YouShown) -> str:
+    """The JSON of the state's ``you`` (:func:`~app.rooms.frames.you_object`) from what it shows, in the
+    language being spoken: ``null`` for a spectator who does not host."""
+    if shown.seat is None and not shown.host:
+        return "null"
+    hand = shown.hand
+    reasons = {}
+    for cards, said in hand.refused:
+        words = unplayable(said)
+        for card in cards:
+            reasons[card.code] = words
+    you = {"seat": shown.seat, "player": shown.player, "host": shown.host, "hand": [card.code for card in hand.cards],
+           "legal": [card.code for card in hand.legal], "reasons": reasons}
+    if shown.webhook is not None:
+        you["webhook"] = shown.webhook
+    return compact(you)
 
-    The last deal's summary stays as it is for many versions: its JSON is written once and kept in ``kept``
-    (a :class:`~app.rooms.fanout.Kept` or a dict) for the versions after (:func:`_last_deal_fragment`).
-    """
-    state = table_json(public, last_deal=_last_deal_fragment(kept, public))
-    state["you"] = None
-    try:
-        whole = ascii_json(orjson.dumps({"type": "state", "version": public.version, "state": state}).decode())
-    except orjson.JSONEncodeError:  # a text orjson refuses: all of it as the standard library writes it
-        whole = compact({"type": "state", "version": public.version, "state": {**table_json(public),
-                                                                               "you": None}})
-    return whole[:-len(',"you":null}}')]
+
+class LastDealShown(NamedTuple):
+    """What the state's ``last_deal`` shows: the last completed deal's ``summary``, told with the players'
+    names in seat order (``seat_names``)."""
+
+    summary: DealSummary
+    seat_names: tuple[str, ...]
+
+
+def last_deal_text(shown: LastDealShown) -> str:
+    """The JSON of the state's ``last_deal`` (:func:`~app.rooms.frames.last_deal_json`), in the language
+    being spoken."""
+    return compact(deal_summary_json(shown.summary, shown.seat_names))
 
 
 class SheetText:
     """The JSON of one score sheet (``sheet``, a room's at one version): whole, or as the deals it adds to an
-    earlier sheet a connection was sent (docs/protocol.md, "The score sheet")."""
+    earlier sheet a connection was sent (docs/protocol.md, "The score sheet").
+
+    Made from the sheet alone, it is kept as :func:`made` keeps things: found again for every later version
+    with an equal sheet (a room's sheet changes once a deal), and in each language apart (its texts hold no
+    words, but the keeping is by language). Each text is written the first time it is asked for."""
 
     __slots__ = ("_added", "_whole", "sheet")
 
@@ -102,40 +213,38 @@ class SheetText:
         return text
 
 
-def _sheet_text(kept: Any, sheet: tuple[DealScore, ...]) -> SheetText:
-    """The :class:`SheetText` of ``sheet``, kept in ``kept`` from one version to the next: a room's sheet
-    changes once a deal.
+class PublicParts(NamedTuple):
+    """What every viewer of one version who reads its language is sent alike: the frame's members before
+    its ``state`` (``frame``), the state's members before its score sheet (``state``, ``code`` to
+    ``standings``), and the score sheet's :class:`SheetText` (``sheet``)."""
 
-    It is found again only for the very sheet it was made from (the entry holds that tuple, whose deals
-    never change, so no other sheet can take its place); a new sheet replaces it.
-    """
-    found: SheetText | None = kept.get(_SHEET_KEY)
-    if found is not None and found.sheet is sheet:
-        return found
-    made = kept[_SHEET_KEY] = SheetText(sheet)
-    return made
+    frame: str
+    state: str
+    sheet: SheetText
 
 
-_SHEET_KEY = ("json", "score_sheet")
+def public_parts(public: RoomView, kept: Any) -> PublicParts:
+    """The :class:`PublicParts` of the version whose public view is ``public``, in the language being spoken.
 
-
-def _last_deal_fragment(kept: Any, public: RoomView) -> orjson.Fragment | None:
-    """The JSON of :func:`last_deal_json` of ``public`` in the language being spoken, kept in ``kept`` from
-    one version to the next: a room's last deal stays the same for a whole deal (``None``: no deal yet).
-
-    It is found again only for the very summary it was made from, told with the same names.
+    The last deal's JSON (:func:`last_deal_text`) and the sheet's :class:`SheetText` are kept in ``kept``
+    (:func:`made`) by the values they show, for the versions after: both stay the same for a whole deal.
     """
     summary = public.summary
-    if summary is None:
-        return None
-    key = ("json", "last_deal", language())
-    names = public.seat_names
-    found = kept.get(key)
-    if found is not None and found[0] is summary and found[1] == names:
-        return cast(orjson.Fragment, found[2])
-    made = orjson.Fragment(compact(last_deal_json(public)))
-    kept[key] = (summary, names, made)
-    return made
+    last_deal = None if summary is None else made(kept, last_deal_text, LastDealShown(summary, public.seat_names))
+    try:
+        state = members(table_json(public, last_deal=None if last_deal is None else orjson.Fragment(last_deal)))
+    except orjson.JSONEncodeError:  # a text orjson refuses: all of it as the standard library writes it
+        state = compact(table_json(public))[1:-1]
+    return PublicParts(members({"type": "state", "version": public.version}), state,
+                       made(kept, SheetText, public.score_sheet))
+
+
+class StateParts(NamedTuple):
+    """A viewer's ``state`` frame in parts (:meth:`JsonRenderer.render`): the version's :class:`PublicParts`,
+    shared by its viewers in one language, and ``you``'s JSON."""
+
+    public: PublicParts
+    you: str
 
 
 class JsonRenderer:
@@ -157,36 +266,37 @@ class JsonRenderer:
         self.sheet: tuple[DealScore, ...] | None = None
         """The score sheet this connection holds: the one of the last state it was sent (``None``: none yet)."""
 
-    def render(self, viewer: Viewer, shared: dict[Any, Any]) -> tuple[str, SheetText, str]:
-        """The ``state`` frame for ``viewer`` in three pieces, the part shared by all its viewers up to its
-        score sheet, the sheet's :class:`SheetText` and ``you``'s JSON; :meth:`frame` joins them into a
+    def render(self, viewer: Viewer, shared: dict[Any, Any]) -> StateParts:
+        """The ``state`` frame for ``viewer`` in parts (:class:`StateParts`); :meth:`frame` joins them into a
         connection's frame.
 
-        Only the viewer's own hand is looked at besides the public view. The whole frame is made only as
-        it is queued for a connection, so that a room does not keep a copy of the shared part for each of
-        its viewers as long as the version lasts.
-        """
-        key = (self.kind, language())
-        kept = getattr(shared, "kept", shared)
-        head = shared.get(key)
-        if head is None:
-            head = shared[key] = _state_head(viewer.public, kept)
-        sheet = shared.get(_SHEET_KEY)
-        if sheet is None:
-            sheet = shared[_SHEET_KEY] = _sheet_text(kept, viewer.public.score_sheet)
-        return head, sheet, _you_text(viewer, kept)
+        ``shared`` lives for one version: its :class:`PublicParts` are kept there for each language, under
+        :func:`public_parts` and the language (the version decides the rest, so hashing the view per viewer
+        is not needed). ``shared.kept`` (``shared`` itself when it has none) keeps the pieces made from
+        values (:func:`made`): ``you`` (:class:`YouShown`), the last deal and the score sheet.
 
-    def frame(self, payload: tuple[str, SheetText, str], *, whole: bool = False) -> str:
-        """The ``state`` frame from its rendered pieces: with ``score_sheet`` whole (the text
-        :func:`state_message` gives for its view) when ``whole``, in this connection's first state, or when
-        the sheet is not the one it was last sent with deals added; else with ``score_sheet_added``, the
-        deals added since (most often none)."""
-        head, sheet, you = payload
+        Only the viewer's own hand is looked at besides the public view, and a hand at rest not even that
+        (:func:`you_shown`). The whole frame is made only as it is queued for a connection, so that a room
+        does not keep a copy of the shared part for each of its viewers as long as the version lasts.
+        """
+        kept = getattr(shared, "kept", shared)
+        slot = (public_parts, language())
+        public: PublicParts | None = shared.get(slot)
+        if public is None:
+            public = shared[slot] = public_parts(viewer.public, kept)
+        return StateParts(public, made(kept, you_json, you_shown(viewer)))
+
+    def frame(self, payload: StateParts, *, whole: bool = False) -> str:
+        """The ``state`` frame from its rendered parts, ``{<frame>,"state":{<state>,<sheet>,"you":<you>}}``:
+        with the sheet as ``score_sheet``, whole (the text :func:`state_message` gives for its view) when
+        ``whole``, in this connection's first state, or when the sheet is not the one it was last sent with
+        deals added; else as ``score_sheet_added``, the deals added since (most often none)."""
+        public, you = payload
+        sheet = public.sheet
         added = None if whole or self.sheet is None else sheet.added_to(self.sheet)
         self.sheet = sheet.sheet
-        if added is None:
-            return f'{head},"score_sheet":{sheet.whole},"you":{you}}}}}'
-        return f'{head},"score_sheet_added":{added},"you":{you}}}}}'
+        sheet_member = f'"score_sheet":{sheet.whole}' if added is None else f'"score_sheet_added":{added}'
+        return f'{{{public.frame},"state":{{{public.state},{sheet_member},"you":{you}}}}}'
 
     def error(self, code: str, message: str) -> str:
         """The ``error`` frame."""

@@ -8,7 +8,6 @@ import random
 import re
 from dataclasses import replace
 
-import orjson
 import pytest
 
 from app.game.match import deal_cards, new_match, play
@@ -18,8 +17,6 @@ from app.game.views import SeatView, view_for
 from app.pages import table as table_page
 from app.pages.rendering import render_blocks
 from app.pages.table import LIVE_REGIONS, OWN_VARIANTS, SEAT_IDS, PageRenderer, both_variants, own_variants
-from app.rooms import frames as json_frames
-from app.rooms import json_renderer
 from app.rooms.fanout import Renderings
 from app.rooms.frames import state_message
 from app.rooms.json_renderer import JsonRenderer
@@ -231,42 +228,6 @@ def test_each_page_holds_the_whole_score_sheet_getting_each_deals_row_alone_once
                                                                                           host=host)})
         assert (rows, last) == sheet_shown(alone)
     assert appended > 3
-
-
-def test_a_kept_score_sheet_is_found_again_only_for_the_very_sheet_it_was_made_from():
-    match = next(table.match for table in room_life(1) if table.match is not None and len(table.match.history) > 1)
-    sheet = score_sheet(match)
-    kept = {}
-    made = json_renderer._sheet_text(kept, sheet)
-    assert orjson.loads(made.whole) == json_frames.score_sheet_json(sheet)
-    assert json_renderer._sheet_text(kept, sheet) is made
-    shorter = sheet[:-1]
-    assert orjson.loads(json_renderer._sheet_text(kept, shorter).whole) == json_frames.score_sheet_json(shorter)
-    equal = tuple(replace(line) for line in sheet)  # the same deals, another tuple: worked out again
-    assert json_renderer._sheet_text(kept, equal) is not made
-    assert orjson.loads(made.added_to(shorter)) == json_frames.score_sheet_json(sheet[-1:])
-    assert made.added_to(equal) == "[]" and made.added_to(sheet) == "[]" and made.added_to(()) == made.whole
-    assert made.added_to(sheet[1:]) is None and made.added_to((*sheet, sheet[0])) is None
-
-
-def test_a_kept_last_deal_is_found_again_only_for_the_same_summary_told_with_the_same_names():
-    table = next(table for table in room_life(1) if table.last_summary is not None)
-    public = room_view(table, None)
-    kept = {}
-    made = json_renderer._last_deal_fragment(kept, public)
-    assert json.loads(orjson.dumps(made)) == json_frames.last_deal_json(public)
-    assert json_renderer._last_deal_fragment(kept, public) is made
-    taker = table.last_summary.trick_winner  # named in the first sentence
-    seats = list(public.seats)
-    seats[taker] = seats[taker]._replace(name="Zoë")
-    renamed = public._replace(seats=tuple(seats))
-    told = json_renderer._last_deal_fragment(kept, renamed)
-    assert json.loads(orjson.dumps(told)) == json_frames.last_deal_json(renamed) != json_frames.last_deal_json(public)
-    with speaking("de"):
-        german = json_renderer._last_deal_fragment(kept, renamed)
-        assert json.loads(orjson.dumps(german)) == json_frames.last_deal_json(renamed)
-    assert json_renderer._last_deal_fragment(kept, renamed) is told  # kept for each language apart
-    assert json_renderer._last_deal_fragment(kept, public._replace(summary=None)) is None
 
 
 def held_cards(html):
