@@ -10,21 +10,27 @@ from __future__ import annotations
 
 import random
 import re
-from collections import namedtuple
 from datetime import UTC, datetime
 
 import pytest
+from jinja2 import UndefinedError
 from markupsafe import Markup
 
 from app.game.cards import Card
 from app.game.match import deal_cards, new_match
 from app.game.rules import Rules
 from app.game.views import view_for
+from app.pages import regions as regions_module
+from app.pages import rendering
 from app.pages import table as table_page
+from app.pages.pieces import PIECES, keeping
+from app.pages.regions import JoinShown
 from app.pages.rendering import card_face, render_each, templates, when
-from app.pages.table import LIVE_REGIONS, PageRenderer
-from app.rooms.fanout import Kept, Renderings
+from app.pages.table import LIVE_REGIONS, PageConstants, PageRenderer
+from app.rooms.fanout import Renderings
+from app.rooms.kept import Kept
 from app.rooms.lobby import Seat
+from app.rooms.phases import RoomPhase
 from app.rooms.views import Table
 from app.wording.language import DEFAULT_LANGUAGE, LANGUAGES, speaking, translations
 from tests.game.helpers import random_steps
@@ -35,7 +41,7 @@ SEATS = (Seat("Ana", "a" * 64, player="p-ana"), Seat("Ben", "b" * 64, player="p-
          Seat("Easy bot 1", None, bot="easy", player="p-bot"))
 NAMES = ("Ana", "Ben", "Cy")
 VIEWERS = [(0, True), (1, False), (None, False), (None, True)]
-CONTEXT = {"path_for": lambda name, **params: f"/{name}", "deal_pause": 4.0}
+CONTEXT = PageConstants(lambda name, **params: f"/{name}", 4.0)
 RULES = Rules(hand_size=3, threshold=10, lives=2)
 
 
@@ -56,11 +62,15 @@ def tables():
 
 
 def regions(table, code):
+    """Each viewer's live regions of ``table`` in language ``code``, by element id (the seats' container with
+    its seats inside)."""
     renderings = Renderings(table)
+    shown = {}
     with speaking(code):
-        return {(seat, host): PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host),
-                                                                         renderings.shared)
-                for seat, host in VIEWERS}
+        for seat, host in VIEWERS:
+            state = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
+            shown[seat, host] = {**state.html, "seats": state.container()}
+    return shown
 
 
 def test_the_match_of_these_tests_has_every_stage():
@@ -100,16 +110,19 @@ def test_a_bot_name_and_the_cards_are_said_in_the_viewers_language():
 
 def test_each_region_is_rendered_once_per_version_and_language_however_many_viewers(monkeypatch):
     calls = []
-    real = table_page.render_each
-    monkeypatch.setattr(table_page, "render_each", lambda *args: calls.extend(args[1]) or real(*args))
+    for module in (table_page, rendering):
+        real = module.render_each
+        monkeypatch.setattr(module, "render_each",
+                            lambda *args, real=real: calls.extend(args[1]) or real(*args))
     table = next(table for table in tables() if table.match is not None and view_for(table.match, None).trick)
     renderings = Renderings(table)
     viewers = [(None, False, code) for code in ("da", "sv", "da", "sv", "da")] * 4  # twenty spectators
     for seat, host, code in viewers:
         with speaking(code):
             PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
-    # Each region, and each seat, once in Danish and once in Swedish.
-    assert len(calls) == 2 * (len(LIVE_REGIONS) + len(SEATS))
+    # Each region but the seats' container (rendered only for a page it is sent to), and each seat, once in
+    # Danish and once in Swedish.
+    assert len(calls) == 2 * (len(LIVE_REGIONS) - 1 + len(SEATS))
 
 
 @pytest.mark.parametrize(("code", "finished"), [("en", "Nov 30, 2025, 16:06"), ("da", "30. nov. 2025 16.06"),
@@ -120,35 +133,26 @@ def test_dates_are_written_as_each_language_writes_them(code, finished):
         assert when(datetime(2025, 11, 30, 16, 6)) == finished  # naive means UTC
 
 
-PART = ('{% for seat in seats %}{% part seat.name, seat.is_you %}<b>{{ seat.name }}{% if seat.is_you %} '
-        '{{ _("you") }}{% endif %}</b>{% endpart %}{% endfor %}')
-
-
-def test_a_part_is_rendered_once_for_equal_keys_and_again_when_they_change():
-    template = templates.env.from_string(PART)
+def test_a_piece_is_kept_once_for_equal_values_while_a_store_keeps_it_and_again_when_they_change():
+    assert set(PIECES) <= set(templates.env.globals)
+    head = regions_module.SeatHead("Ana", True, False, False, None, False, None, False)
+    template = templates.env.from_string("{{ seat_head(head) }}")
+    macro = templates.get_template("_pieces.html").module.seat_head
     store = Kept()
-    Seat = namedtuple("Seat", "name is_you")
-    seats = [Seat("Ana", False), Seat("Ben", True)]
-    assert template.render(seats=seats, parts=store) == "<b>Ana</b><b>Ben you</b>"
-    assert len(store) == 2
-    # A kept part is found again by equal keys: the kept text is shown, whatever else the value holds.
-    marked = [Seat("Ana", False), Seat("Ben", True)]
-    assert template.render(seats=marked, parts=store) == "<b>Ana</b><b>Ben you</b>" and len(store) == 2
-    assert template.render(seats=[Seat("Ana", True)], parts=store) == "<b>Ana you</b>" and len(store) == 3
-    with speaking("da"):
-        assert template.render(seats=[Seat("Ana", True)], parts=store) == "<b>Ana dig</b>" and len(store) == 4
-    # The next version's store has them too: found again, not rendered again.
+    with keeping(store):
+        first = template.render(head=head)
+        assert first == str(macro(head)) and len(store) == 1
+        assert template.render(head=head._replace()) == first and len(store) == 1  # found again: an equal value
+        yours = template.render(head=head._replace(is_you=True))
+        assert yours != first and "you-tag" in yours and len(store) == 2
+        with speaking("da"):
+            assert template.render(head=head) == str(macro(head)) != first and len(store) == 3
     following = store.following()
-    assert template.render(seats=[Seat("Ana", False)], parts=following) == "<b>Ana</b>" and len(following) == 1
-
-
-def test_a_part_without_a_store_is_rendered_every_time_and_escapes_as_the_rest():
-    template = templates.env.from_string(PART)
-    Seat = namedtuple("Seat", "name is_you")
-    assert template.render(seats=[Seat("<i>Cy</i>", False)]) == "<b>&lt;i&gt;Cy&lt;/i&gt;</b>"
-    store = Kept()
-    assert template.render(seats=[Seat("<i>Cy</i>", False)], parts=store) == "<b>&lt;i&gt;Cy&lt;/i&gt;</b>"
-    assert template.render(seats=[Seat("<i>Cy</i>", False)], parts=store) == "<b>&lt;i&gt;Cy&lt;/i&gt;</b>"
+    with keeping(following):  # the next version finds it too
+        assert template.render(head=head) == first and len(following) == 1
+    # Without a store (a whole page) it is rendered as the macro renders it, and escapes as the rest.
+    assert template.render(head=head) == first
+    assert "&lt;i&gt;Cy" in template.render(head=head._replace(name="<i>Cy</i>"))
 
 
 def test_a_card_face_is_the_macros_face_in_the_language_spoken():
@@ -176,7 +180,6 @@ def test_a_text_without_variables_is_said_in_the_language_spoken_each_time_and_a
 
 
 def test_a_text_with_variables_said_again_escapes_each_value_as_it_is_and_is_said_in_the_language_spoken():
-    from markupsafe import Markup
 
     page = templates.env.from_string('{{ _("Remove %(name)s", name=name) }}')
     for _ in range(2):  # the second time, as it was kept
@@ -225,16 +228,14 @@ def test_a_template_once_loaded_is_not_looked_up_on_disk_again(monkeypatch):
 
 
 def test_a_block_s_own_variables_reach_it_and_no_block_after_it():
-    table = next(tables())
-    values = {**CONTEXT, "view": Renderings(table).view(0, True)}
-    slot = Markup("<!--the seats go here-->")
-    alone = render_each("room.html", ["seats"], values)[0]
-    with_slot, after, again = render_each("room.html", [("seats", {"seat_slot": slot}), "seats",
-                                                        ("seats", {"seat_slot": slot})], values)
-    assert slot in with_slot and 'id="seat-0"' not in with_slot
-    assert after == alone and slot not in after and 'id="seat-0"' in after
-    assert again == with_slot
+    watching = JoinShown("ROOM1", True, RoomPhase.LOBBY, True)
+    seated = watching._replace(watching=False)
+    context = CONTEXT._asdict()
+    alone = render_each("room.html", [("join", {"join": watching})], context)[0]
+    first, second = render_each("room.html", [("join", {"join": watching}), ("join", {"join": seated})], context)
+    assert first == alone and "<form" in first and "<form" not in second and " hidden" in second
+    with pytest.raises(UndefinedError):  # a block after it does not see its variables
+        render_each("room.html", [("join", {"join": watching}), "join"], context)
     # A variable of the render's own that a block's variables hide is there again after that block.
-    shown, restored = render_each("room.html", [("seats", {"seat_slot": slot}), "seats"],
-                                  {**values, "seat_slot": Markup("<!--mine-->")})
-    assert slot in shown and "<!--mine-->" in restored and slot not in restored
+    hidden, restored = render_each("room.html", [("join", {"join": seated}), "join"], {**context, "join": watching})
+    assert hidden == second and restored == alone

@@ -164,7 +164,7 @@ async def take_seat(code: str, body: TakeSeat, request: Request, response: Respo
 @get_and_head(router, "/rooms/{code}", responses=refusals(ROOM))
 async def room_state(code: str, registry: RegistryDep) -> dict[str, Any]:
     """The room as a spectator sees it (no hand, ever)."""
-    view = registry.require(code).view_for(None)
+    view = registry.require(code).viewer_for(None).view()
     return {"version": view.version, "state": state_json(view)}
 
 

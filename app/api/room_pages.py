@@ -22,11 +22,10 @@ from app.common.names import form_number
 from app.config.settings import Settings
 from app.pages.rendering import templates
 from app.pages.rules_form import pace_from_form, rules_from_form
-from app.pages.table import PageRenderer, live_context
+from app.pages.table import PageRenderer, first_page, live_context
 from app.rooms.errors import RoomError
 from app.rooms.messages import rules_from
 from app.rooms.room import Room
-from app.rooms.views import RoomView
 
 router = APIRouter()
 
@@ -63,21 +62,21 @@ def _viewer_hash(request: Request, room: Room) -> str | None:
     return hash_token(token) if token else None
 
 
-def _viewer_view(request: Request, room: Room) -> RoomView:
-    """The room as the visitor whose cookie came with the request sees it."""
-    return room.view_for(_viewer_hash(request, room))
-
-
-def _page_context(request: Request, room: Room, settings: Settings, view: RoomView,
-                  error: str | None = None) -> dict[str, Any]:
+def _page_context(request: Request, room: Room, settings: Settings, error: str | None = None,
+                  typed_name: str = "") -> dict[str, Any]:
+    """What ``room.html`` is rendered whole with, for the visitor whose cookie came with the request: their
+    view of the room, each live region's value (``typed_name``: what a refused seat form held), the
+    refusal's ``error``, and the page's constants."""
+    viewer = room.viewer_for(_viewer_hash(request, room))
     return {
-        "view": view,
+        "view": viewer.view(),
+        **first_page(viewer, typed_name),
         "ws_path": request.app.url_path_for("room_socket", code=room.code),
         "room_url": f"{public_base(request, settings)}{request.app.url_path_for('room_page', code=room.code)}",
         "error": error,
         "heartbeat_ms": round(heartbeat_seconds(settings) * 1000),
         "chat_status": room.chat_status(),
-        **live_context(request.app.url_path_for, settings.deal_pause_seconds, push_offered=settings.push_on),
+        **live_context(request.app.url_path_for, settings.deal_pause_seconds, push_offered=settings.push_on)._asdict(),
     }
 
 
@@ -92,8 +91,7 @@ async def room_page(code: str, request: Request, registry: RegistryDep, settings
         return missing
     if room.code != code:
         return RedirectResponse(_room_path(request, room.code), status_code=308)
-    view = _viewer_view(request, room)
-    response = templates.TemplateResponse(request, "room.html", _page_context(request, room, settings, view))
+    response = templates.TemplateResponse(request, "room.html", _page_context(request, room, settings))
     remember_viewer(request, response, settings)  # the id it chats under while it watches
     keep_or_end_seat_cookie(response, request, settings, room.code, room)
     return response
@@ -132,10 +130,8 @@ async def join_room_form(code: str, request: Request, registry: RegistryDep, set
     try:
         _, token = await room.join(name, host_token)
     except RoomError as error:
-        view = _viewer_view(request, room)
         return templates.TemplateResponse(request, "room.html",
-                                          {**_page_context(request, room, settings, view, error.message),
-                                           "typed_name": name},
+                                          _page_context(request, room, settings, error.message, name),
                                           status_code=error.status)
     return _seated_redirect(request, settings, room.code, token)
 

@@ -43,7 +43,7 @@ async def table_turn(code: str, request: Request, registry: RegistryDep) -> dict
     """
     room = registry.require(code)
     token = seat_token(request, room.code)
-    view = room.view_for(hash_token(token) if token else None)
+    view = room.viewer_for(hash_token(token) if token else None).view()
     state = state_json(view)
     return {
         "code": view.code,

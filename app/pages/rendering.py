@@ -6,9 +6,7 @@ translation (``{% trans %}``, ``_()``, Jinja2's i18n extension) and said in the
 language being spoken (:func:`app.wording.language.speaking`) when they
 render. A live region is a block whose name is its element's id;
 :func:`render_blocks` renders the named blocks of a page for a WebSocket
-update. A piece of a template inside ``{% part key, … %}…{% endpart %}`` is
-kept, when the render is given a store (``parts``), and found again there
-wherever the keys are equal (:mod:`app.pages.template_parts`).
+update.
 """
 
 from __future__ import annotations
@@ -32,8 +30,8 @@ from app.common.names import NAME_INPUT_MAX
 from app.game.cards import Card
 from app.game.rules import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PRESETS, Rules
 from app.pages.assets import ASSETS
+from app.pages.pieces import PIECES, piece
 from app.pages.rules_form import rules_fields
-from app.pages.template_parts import PartExtension
 from app.pages.webapp import THEME_COLOUR
 from app.rooms.chat import TEXT_LIMIT
 from app.rooms.pace import TURN_HOURS
@@ -59,7 +57,6 @@ templates = Jinja2Templates(env=Environment(loader=FileSystemLoader(TEMPLATES), 
 # system call each time a template is asked for, a dozen times a version of a busy room page).
 templates.env.auto_reload = False
 templates.env.add_extension("jinja2.ext.i18n")
-templates.env.add_extension(PartExtension)
 # Whitespace inside {% trans %} is collapsed, in the catalogues as in the pages (babel.cfg says the same).
 templates.env.policies["ext.i18n.trimmed"] = True
 
@@ -229,17 +226,21 @@ templates.env.globals.update(card_face=card_face, hearts=hearts, card_button=car
 templates.env.globals["coach_label"] = coach_label
 
 
-def yours(mine: bool, own: str, others: str = "") -> Markup:
-    """What a live region shows the viewer it is ``mine`` for (their own seat, their turn): ``own``, else
-    ``others`` (text is escaped, markup kept).
-
-    The table page's renderer, which renders such a region once for every
-    viewer, gives the templates its own ``yours`` in its place, which writes
-    both (app.pages.table.both_variants)."""
-    return escape(own if mine else others)
+def seat_region(seat: Any) -> Markup:
+    """A seat's region of the table page (``seat-N``) from its value (:class:`~app.pages.regions.SeatShown`): the
+    block of ``_seat.html`` rendered alone, in the language being spoken."""
+    return Markup(render_each("_seat.html", [("seat", {"seat": seat})], {})[0])
 
 
-templates.env.globals["yours"] = yours
+templates.env.globals["seat_region"] = seat_region
+
+
+def _piece_macro(name: str) -> Callable[[Any], str]:
+    macro: Callable[[Any], str] = getattr(templates.get_template("_pieces.html").module, name)
+    return macro
+
+
+templates.env.globals.update({name: piece(name, _piece_macro) for name in PIECES})
 
 
 def qr_svg(text: str, label: str) -> Markup:

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from app.common.identity import new_player_id
 from app.rooms.chat import ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode
+from app.rooms.kept import Shared
 from app.rooms.seat_links import Link
 from app.rooms.send_now import Unfinished, begin_send
 from app.rooms.views import Viewer
@@ -47,11 +48,12 @@ class Renderer(Protocol):
 
     kind: str
 
-    def render(self, viewer: Viewer, shared: dict[Any, Any]) -> Any:
+    def render(self, viewer: Viewer, shared: Shared) -> Any:
         """The payload for a :class:`~app.rooms.views.Viewer` (shared by viewers who see alike).
 
-        ``shared`` lives for one version of the room: a renderer may keep
-        there, under keys of its own, what it can reuse for other viewers.
+        ``shared`` lives for one version of the room: a renderer makes there once what every viewer shares
+        (:meth:`~app.rooms.kept.Shared.once`), and keeps in ``shared.kept`` what later versions may find
+        again (:meth:`~app.rooms.kept.Kept.made`).
         """
 
     def frame(self, payload: Any, *, whole: bool = False) -> str | None:

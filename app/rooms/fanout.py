@@ -12,99 +12,20 @@ whose content did not change is not rendered again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Hashable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Iterable
+from typing import Any
 
 from app.rooms.connection import Connection, Renderer
+from app.rooms.kept import Kept, Shared
 from app.rooms.lobby import seat_index
 from app.rooms.views import KnownSheet, RoomView, Table, Viewer, known_sheet, public_view
 from app.wording.language import language, speaking
 
 log = logging.getLogger(__name__)
 
-V = TypeVar("V", bound=Hashable)
-T = TypeVar("T")
 
 ViewerKey = tuple[int | None, bool, str, str]
 """What decides a viewer's rendering: seat (``None``: spectator), whether host, renderer kind, language."""
-
-
-class Kept:
-    """What renderers keep of a room's renderings from one version to the next, under keys of their own.
-
-    A renderer keys each thing it keeps by exactly what it shows (and the
-    language it is said in), so a later version finds it again only where
-    it would render the same. Once a version has been sent, what it did not
-    use is let go (:meth:`settle`): a room holds about one version's worth,
-    most of it the very texts its connections were last sent.
-    """
-
-    __slots__ = ("_before", "_now")
-
-    def __init__(self, before: dict[Hashable, tuple[Hashable, Any]] | None = None) -> None:
-        # Two dicts, not a generation mark on each entry: letting go of what a version did not use is
-        # dropping one dict. Each entry is the key it was kept under and the thing kept.
-        self._now: dict[Hashable, tuple[Hashable, Any]] = {}
-        """What this version used or made."""
-        self._before: dict[Hashable, tuple[Hashable, Any]] = {} if before is None else before
-        """What the version before used or made, and this one has not used yet."""
-
-    def get(self, key: Hashable) -> Any | None:
-        """What was kept under ``key`` in this version or the one before (``None``: nothing).
-
-        Found from the version before, it stays under the key it was kept under, not ``key``: that one is
-        older, which the garbage collector no longer looks at, and ``key`` (a new tuple, often holding parts
-        of the new version's view) is let go at once instead of living as long as the version.
-        """
-        entry = self._now.get(key)
-        if entry is None:
-            entry = self._before.pop(key, None)
-            if entry is None:
-                return None
-            self._now[entry[0]] = entry
-        return entry[1]
-
-    def __setitem__(self, key: Hashable, value: Any) -> None:
-        self._now[key] = (key, value)
-
-    def made(self, make: Callable[[V], T], value: V) -> T:
-        """``make(value)`` in the language being spoken, kept under the function, the language and ``value``
-        itself: found again wherever a later call (this version or the next) gives an equal value.
-
-        ``make`` must be a pure function of ``value`` and the language: then what is kept is exactly what it
-        would make again, and can reach no viewer who would not have been given ``value``. ``value`` must be
-        hashable.
-        """
-        key = (make, language(), value)
-        found: T | None = self.get(key)
-        if found is None:
-            found = make(value)
-            self[key] = found
-        return found
-
-    def __len__(self) -> int:
-        """How many things this version used or made."""
-        return len(self._now)
-
-    def settle(self) -> None:
-        """Let go of what this version did not use (it was kept for the version before)."""
-        self._before = {}
-
-    def following(self) -> Kept:
-        """The store for the next version: it finds what this version used (or made), and nothing older.
-
-        The entries are handed on: this store is not to be used any more.
-        """
-        return Kept(self._now)
-
-
-class Shared(dict[Any, Any]):
-    """What renderers reuse between the viewers of one version (a dict, each renderer under keys of its
-    own), and ``kept``: what they keep from one version to the next."""
-
-    def __init__(self, kept: Kept) -> None:
-        super().__init__()
-        self.kept = kept
 
 
 class Renderings:

@@ -5,7 +5,7 @@ Each frame equals :func:`app.rooms.frames.state_message` of that viewer's own vi
 whole, or as the deals it adds to the one the connection holds); tests/rooms/test_shared_rendering.py checks
 it in every version of a room's life, tests/rooms/test_json_renderer.py the pieces kept.
 
-What is kept from one version to the next (a :class:`~app.rooms.fanout.Kept`) is kept by the value it shows:
+What is kept from one version to the next (a :class:`~app.rooms.kept.Kept`) is kept by the value it shows:
 each such piece is a module-level function of one hashable value holding exactly what it reads
 (:class:`YouShown` for ``you``, :class:`LastDealShown` for ``last_deal``, the score sheet's tuple for
 :class:`SheetText`), found again wherever a later version gives an equal value (:func:`made`). A frame is
@@ -25,7 +25,6 @@ from app.game.score_sheet import DealScore
 from app.game.summary import DealSummary
 from app.game.views import HandCard
 from app.rooms.chat import ChatLine, ChatStatus
-from app.rooms.fanout import Kept
 from app.rooms.frames import (
     ascii_json,
     chat_json,
@@ -37,30 +36,13 @@ from app.rooms.frames import (
     score_sheet_json,
     table_json,
 )
+from app.rooms.kept import Shared
 from app.rooms.seat_links import Link
 from app.rooms.views import RoomView, Viewer
-from app.wording.language import language
 from app.wording.refusals import WAITING, unplayable, unplayable_said
 
 V = TypeVar("V", bound=Hashable)
 T = TypeVar("T")
-
-
-def made(store: Any, make: Callable[[V], T], value: V) -> T:
-    """``make(value)`` in the language being spoken, kept in ``store`` from one version to the next.
-
-    ``store`` is a :class:`~app.rooms.fanout.Kept` (:meth:`~app.rooms.fanout.Kept.made`), or a plain dict
-    (a caller keeping nothing beyond one rendering), which holds it under the same key: the function, the
-    language and ``value``. ``make`` must be a pure function of ``value`` and the language, ``value``
-    hashable.
-    """
-    if isinstance(store, Kept):
-        return store.made(make, value)
-    key = (make, language(), value)
-    found: T | None = store.get(key)
-    if found is None:
-        found = store[key] = make(value)
-    return found
 
 
 def members(value: dict[str, Any]) -> str:
@@ -230,13 +212,13 @@ def public_parts(public: RoomView, kept: Any) -> PublicParts:
     (:func:`made`) by the values they show, for the versions after: both stay the same for a whole deal.
     """
     summary = public.summary
-    last_deal = None if summary is None else made(kept, last_deal_text, LastDealShown(summary, public.seat_names))
+    last_deal = None if summary is None else kept.made(last_deal_text, LastDealShown(summary, public.seat_names))
     try:
         state = members(table_json(public, last_deal=None if last_deal is None else orjson.Fragment(last_deal)))
     except orjson.JSONEncodeError:  # a text orjson refuses: all of it as the standard library writes it
         state = compact(table_json(public))[1:-1]
     return PublicParts(members({"type": "state", "version": public.version}), state,
-                       made(kept, SheetText, public.score_sheet))
+                       kept.made(SheetText, public.score_sheet))
 
 
 class StateParts(NamedTuple):
@@ -266,25 +248,21 @@ class JsonRenderer:
         self.sheet: tuple[DealScore, ...] | None = None
         """The score sheet this connection holds: the one of the last state it was sent (``None``: none yet)."""
 
-    def render(self, viewer: Viewer, shared: dict[Any, Any]) -> StateParts:
+    def render(self, viewer: Viewer, shared: Shared) -> StateParts:
         """The ``state`` frame for ``viewer`` in parts (:class:`StateParts`); :meth:`frame` joins them into a
         connection's frame.
 
-        ``shared`` lives for one version: its :class:`PublicParts` are kept there for each language, under
-        :func:`public_parts` and the language (the version decides the rest, so hashing the view per viewer
-        is not needed). ``shared.kept`` (``shared`` itself when it has none) keeps the pieces made from
-        values (:func:`made`): ``you`` (:class:`YouShown`), the last deal and the score sheet.
+        ``shared`` lives for one version: its :class:`PublicParts` are made there once for each language
+        (:meth:`~app.rooms.kept.Shared.once`). ``shared.kept`` keeps the pieces made from values
+        (:meth:`~app.rooms.kept.Kept.made`): ``you`` (:class:`YouShown`), the last deal and the score
+        sheet.
 
         Only the viewer's own hand is looked at besides the public view, and a hand at rest not even that
         (:func:`you_shown`). The whole frame is made only as it is queued for a connection, so that a room
         does not keep a copy of the shared part for each of its viewers as long as the version lasts.
         """
-        kept = getattr(shared, "kept", shared)
-        slot = (public_parts, language())
-        public: PublicParts | None = shared.get(slot)
-        if public is None:
-            public = shared[slot] = public_parts(viewer.public, kept)
-        return StateParts(public, made(kept, you_json, you_shown(viewer)))
+        kept = shared.kept
+        return StateParts(shared.once(public_parts, viewer.public, kept), kept.made(you_json, you_shown(viewer)))
 
     def frame(self, payload: StateParts, *, whole: bool = False) -> str:
         """The ``state`` frame from its rendered parts, ``{<frame>,"state":{<state>,<sheet>,"you":<you>}}``:

@@ -39,7 +39,7 @@ from app.rooms.slow_room import SlowRoom
 from app.rooms.stepping import check_step
 from app.rooms.timer import TimedAction, Timer
 from app.rooms.versions import first_version
-from app.rooms.views import RoomView, Table, room_view
+from app.rooms.views import Table, Viewer
 
 log = logging.getLogger(__name__)
 
@@ -120,9 +120,9 @@ class Room(SlowRoom, ChatRoom):
                 pace=self.lobby.pace, slow=self.slow.shown(self.seats, self._wall()), webhook=self.slow.webhook), known)
         return known
 
-    def view_for(self, token_hash: str | None) -> RoomView:
-        """The room as the person with ``token_hash`` (``None``: a spectator) sees it now."""
-        return room_view(self.table(), self.lobby.seat_of(token_hash), host=self.lobby.is_host(token_hash))
+    def viewer_for(self, token_hash: str | None) -> Viewer:
+        """The person with ``token_hash`` (``None``: a spectator) as a viewer of the room now (``view()``: all seen)."""
+        return self._rendered(now=True).viewer(self.lobby.seat_of(token_hash), self.lobby.is_host(token_hash))
 
     def knows(self, token_hash: str | None) -> bool:
         """Whether ``token_hash`` is a seated person's here or the host's (a token the room takes)."""

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import random
-import sys
 
 import pytest
 
 from app.game.match import deal_cards, new_match
 from app.game.rules import Rules
-from app.pages.table import PageRenderer, page_error
+from app.pages.table import PageConstants, PageRenderer, page_error
 from app.rooms.connection import Connection
-from app.rooms.fanout import Kept, Renderings, send_state
+from app.rooms.fanout import Renderings, send_state
 from app.rooms.lobby import Seat
 from app.rooms.presence import Presence
 from app.rooms.views import Table
@@ -20,6 +19,8 @@ from app.wording.errors import problem
 from app.wording.language import language, speaking
 
 pytestmark = pytest.mark.anyio
+
+CONSTANTS = PageConstants(lambda name, **params: f"/{name}", 4.0)
 
 
 @pytest.fixture
@@ -126,7 +127,7 @@ async def test_each_connection_is_rendered_in_its_own_language_whatever_language
 
 async def test_a_refusal_is_said_in_the_connections_language():
     socket = Socket()
-    conn = Connection(token_hash=None, renderer=PageRenderer({}, link_url=str), socket=socket, queue_size=2,
+    conn = Connection(token_hash=None, renderer=PageRenderer(CONSTANTS, link_url=str), socket=socket, queue_size=2,
                       language="de")
     task = conn.start()
     conn.error("not_host", problem("not_host"))
@@ -186,57 +187,24 @@ async def test_a_moved_seats_old_connections_watch_and_its_absence_goes_on():
 
 
 def test_the_page_gets_only_the_regions_that_changed_since_its_last_frame():
-    renderer = PageRenderer({}, link_url=str)
-    first = {"status": "<div id=status>1</div>", "hand": "<div id=hand>a</div>"}
-    assert renderer.frame(first) == first["status"] + first["hand"]
-    assert renderer.frame(dict(first)) is None
-    second = {**first, "hand": "<div id=hand>b</div>"}
-    assert renderer.frame(second) == second["hand"]
-    assert renderer.frame(second, whole=True) == second["status"] + second["hand"]
-
-
-def test_what_a_version_keeps_lasts_while_later_versions_use_it_and_one_version_more():
-    kept = Kept()
-    kept["a"], kept["b"] = "A", "B"
-    second = kept.following()
-    assert second.get("a") == "A" and len(second) == 1  # found, and kept for the next
-    third = second.following()
-    assert third.get("a") == "A"
-    assert third.get("b") is None  # not used in the second version: let go
-    assert Kept().get("a") is None
-    third["c"] = "C"
-    third.settle()  # sent: what it did not use goes now
-    assert third.get("a") == "A" and third.get("c") == "C" and len(third) == 2
-    fourth = third.following()
-    fourth["d"] = "D"
-    fourth.settle()
-    assert fourth.get("a") is None and fourth.get("d") == "D"
-
-
-def test_a_thing_found_again_stays_under_the_key_it_was_kept_under():
-    """A later version asks with a new key equal to the first: the store keeps the first key object and holds
-    no reference to the new one, which the collector would otherwise look at for as long as the version."""
-    def key(version: int) -> tuple[object, ...]:
-        return "page", "status", "en", (version, True)  # a new tuple each call
-
-    first_key = key(7)
-    kept = Kept()
-    kept[first_key] = "S"
-    second = kept.following()
-    asked = key(7)
-    assert asked == first_key and asked is not first_key
-    assert second.get(asked) == "S"
-    assert sys.getrefcount(asked) == 2  # the name here and getrefcount's argument: the store keeps none
-    third = second.following()
-    assert third.get(key(7)) == "S" and len(third) == 1
+    renderer = PageRenderer(CONSTANTS, link_url=str)
+    first = Renderings(table())
+    state = renderer.render(first.viewer(0, True), first.shared)
+    whole = renderer.frame(state)
+    assert whole == renderer.frame(state, whole=True) and '<section id="seats"' in whole
+    assert renderer.frame(state) is None  # sent already
+    second = Renderings(table()._replace(version=8, spectators=3), first)
+    later = renderer.render(second.viewer(0, True), second.shared)
+    assert renderer.frame(later) == later.html["status"] and "3 watching" in later.html["status"]
 
 
 def test_each_version_builds_each_viewers_view_once_and_passes_on_what_renderers_keep():
     first = Renderings(table())
     assert first.view(0, False) is first.view(0, False) and first.view(None, False) is not first.view(0, False)
-    first.shared.kept["region"] = "html"
+    made = first.shared.kept.made(str.upper, "html")
     second = Renderings(table(), first)
-    assert second.shared.kept.get("region") == "html" and second.shared == {}
+    assert second.shared.kept.made(str.lower, "html") == "html" and second.shared == {}
+    assert second.shared.kept.made(str.upper, "html") is made
 
 
 async def test_a_sent_version_lets_its_views_go_and_builds_them_again_alike_when_asked():

@@ -15,9 +15,10 @@ from app.game.rules import Rules
 from app.game.score_sheet import score_sheet
 from app.rooms import frames as json_frames
 from app.rooms import json_renderer
-from app.rooms.fanout import Kept, Renderings
+from app.rooms.fanout import Renderings
 from app.rooms.frames import state_message
 from app.rooms.json_renderer import JsonRenderer, LastDealShown, SheetText, last_deal_text
+from app.rooms.kept import Kept
 from app.rooms.lobby import Seat
 from app.rooms.views import Table, room_view
 from app.wording.language import speaking
@@ -66,14 +67,14 @@ def test_a_kept_score_sheet_is_found_again_for_every_sheet_equal_to_the_one_it_w
     match = next(table.match for table in room_life(1) if table.match is not None and len(table.match.history) > 1)
     sheet = score_sheet(match)
     kept = Kept()
-    made = json_renderer.made(kept, SheetText, sheet)
+    made = kept.made(SheetText, sheet)
     assert orjson.loads(made.whole) == json_frames.score_sheet_json(sheet)
-    assert json_renderer.made(kept, SheetText, sheet) is made
+    assert kept.made(SheetText, sheet) is made
     shorter = sheet[:-1]
-    assert orjson.loads(json_renderer.made(kept, SheetText, shorter).whole) == json_frames.score_sheet_json(shorter)
+    assert orjson.loads(kept.made(SheetText, shorter).whole) == json_frames.score_sheet_json(shorter)
     equal = tuple(replace(line) for line in sheet)  # the same deals, another tuple: found again
-    assert json_renderer.made(kept, SheetText, equal) is made
-    assert json_renderer.made(kept.following(), SheetText, equal) is made  # and in the next version
+    assert kept.made(SheetText, equal) is made
+    assert kept.following().made(SheetText, equal) is made  # and in the next version
     assert orjson.loads(made.added_to(shorter)) == json_frames.score_sheet_json(sheet[-1:])
     assert made.added_to(equal) == "[]" and made.added_to(sheet) == "[]" and made.added_to(()) == made.whole
     assert made.added_to(sheet[1:]) is None and made.added_to((*sheet, sheet[0])) is None
@@ -85,7 +86,7 @@ def test_a_kept_last_deal_is_found_again_only_for_the_same_summary_told_with_the
     kept = Kept()
 
     def last_deal(view):
-        return json_renderer.made(kept, last_deal_text, LastDealShown(view.summary, view.seat_names))
+        return kept.made(last_deal_text, LastDealShown(view.summary, view.seat_names))
 
     made = last_deal(public)
     assert json.loads(made) == json_frames.last_deal_json(public)
@@ -118,18 +119,6 @@ def test_a_hand_at_rest_shows_what_its_view_shows_and_you_is_what_the_view_gives
         you = json_renderer.you_json(json_renderer.you_shown(viewer))
         assert you == json_frames.compact(json_frames.you_json(room_view(renderings.table, seat, host=host)))
     assert at_rest > 20
-
-
-def test_a_renderer_given_a_plain_dict_to_share_in_gives_each_viewer_its_frame():
-    previous = None
-    for table in room_life(1):
-        renderings = previous = Renderings(table, previous)
-        shared: dict = {}
-        for seat, host in ROOM_VIEWERS:
-            if seat is None or seat < len(table.seats):
-                renderer = JsonRenderer(link_url=str)
-                frame = renderer.frame(renderer.render(renderings.viewer(seat, host), shared))
-                assert frame == state_message(room_view(table, seat, host=host))
 
 
 def test_a_name_orjson_refuses_is_written_as_the_standard_library_writes_it():

@@ -193,7 +193,7 @@ async def test_a_seat_stepped_away_stays_so_and_its_stand_in_plays_at_once(store
 
     taken = await rebuilt(store, room, how)
     assert taken.presence.stepped_away(hash_token(ben)) and taken.table().stepped == frozenset({1})
-    assert [seat.stepped_away for seat in taken.view_for(hash_token(ana)).seats] == [False, True]
+    assert [seat.stepped_away for seat in taken.viewer_for(hash_token(ana)).view().seats] == [False, True]
     plays = len(taken.match.deal.plays)
     conn = connect(taken, Socket(), hash_token(ana))
     sender = conn.start()

@@ -154,7 +154,7 @@ async def test_a_step_away_or_back_that_cannot_be_stored_is_refused_and_changes_
                 await room.step_away(hash_token(ben), away)
         assert refused.value.code == "storage_unavailable"
         assert room.version == version and room.presence.stepped_away(hash_token(ben)) is not away
-        assert room.view_for(hash_token(ana)).seats[1].stepped_away is not away
+        assert room.viewer_for(hash_token(ana)).view().seats[1].stepped_away is not away
         assert [seat.stepped_away for seat in store.storage.active_rooms()[0].seats] == [False, not away]
         await room.step_away(hash_token(ben), away)  # the database is back
         assert [seat.stepped_away for seat in store.storage.active_rooms()[0].seats] == [False, away]
@@ -351,9 +351,9 @@ async def test_the_state_asked_for_again_counts_the_turn_clock_now(store):
     await room.set_clock(hash_token(ana), 30)
     await room.start(hash_token(ana))
     version = room.version
-    assert room.view_for(None).turn_remaining == 30
+    assert room.viewer_for(None).view().turn_remaining == 30
     moment += 10
-    assert room.view_for(None).turn_remaining == 20
+    assert room.viewer_for(None).view().turn_remaining == 20
     socket = Socket()
     conn = Connection(token_hash=None, renderer=ClockRenderer(), socket=socket, queue_size=4)
     task = conn.start()

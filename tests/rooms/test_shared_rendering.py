@@ -14,9 +14,10 @@ from app.game.match import deal_cards, new_match, play
 from app.game.rules import Rules
 from app.game.score_sheet import score_sheet
 from app.game.views import SeatView, view_for
+from app.pages import rendering
 from app.pages import table as table_page
 from app.pages.rendering import render_blocks
-from app.pages.table import LIVE_REGIONS, OWN_VARIANTS, SEAT_IDS, PageRenderer, both_variants, own_variants
+from app.pages.table import LIVE_REGIONS, SEAT_IDS, PageConstants, PageRenderer, first_page
 from app.rooms.fanout import Renderings
 from app.rooms.frames import state_message
 from app.rooms.json_renderer import JsonRenderer
@@ -28,7 +29,7 @@ from tests.game.helpers import random_steps
 SEATS = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Ben", "b" * 64, player="ben2345678"),
          Seat("Easy bot 1", None, bot="easy", player="easy234567"))
 VIEWERS = [(0, True), (1, False), (2, False), (None, False), (None, True)]
-CONTEXT = {"path_for": lambda name, **params: f"/{name}", "deal_pause": 4.0}
+CONTEXT = PageConstants(lambda name, **params: f"/{name}", 4.0)
 
 
 def tables():
@@ -57,18 +58,25 @@ def test_each_json_viewer_gets_the_frame_made_for_them_alone():
             assert shared == alone and json.loads(shared)["version"] == table.version
 
 
-def assert_alone(regions, values):
-    """``regions`` (a page renderer's) are what the viewer's view in ``values`` gives rendered afresh: sent
+def alone(table, seat, host):
+    """The live regions' values for the viewer in ``seat`` (host or not) of ``table``, worked out afresh (nothing
+    shared with other viewers, nothing kept from other versions), with the page's constants: what ``room.html``
+    is rendered whole with."""
+    return {**CONTEXT._asdict(), **first_page(Renderings(table).viewer(seat, host))}
+
+
+def assert_alone(state, values):
+    """``state`` (a page renderer's) is what the values in ``values`` (:func:`alone`) give rendered afresh: sent
     whole, the live regions as the whole page shows them (each seat inside ``seats``), and each seat alone
     as it is there."""
     whole = render_blocks("room.html", list(LIVE_REGIONS), values)
-    assert PageRenderer(CONTEXT, link_url=str).frame(regions, whole=True) == whole
-    seats = values["view"].seats
-    assert [name for name in regions if name.startswith("seat-")] == list(SEAT_IDS[:len(seats)])
+    assert PageRenderer(CONTEXT, link_url=str).frame(state, whole=True) == whole
+    seats = values["seats"].seats
+    assert [name for name in state.html if name.startswith("seat-")] == list(SEAT_IDS[:len(seats)])
     for seat in seats:
-        html = regions[SEAT_IDS[seat.seat]]
-        assert html == render_blocks("room.html", [("seat", {"seat": seat})], values)
-        assert html.lstrip().startswith(f'<article id="seat-{seat.seat}" ') and html in whole
+        html = state.html[SEAT_IDS[seat.info.seat]]
+        assert html == render_blocks("_seat.html", [("seat", {"seat": seat})], {})
+        assert html.lstrip().startswith(f'<article id="seat-{seat.info.seat}" ') and html in whole
 
 
 def test_each_page_viewer_gets_the_regions_made_for_them_alone():
@@ -76,7 +84,7 @@ def test_each_page_viewer_gets_the_regions_made_for_them_alone():
         renderings = Renderings(table)
         for seat, host in VIEWERS:
             shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
-            assert_alone(shared, {**CONTEXT, "view": room_view(table, seat, host=host)})
+            assert_alone(shared, alone(table, seat, host))
 
 
 def room_life(seed):
@@ -121,7 +129,7 @@ def test_each_page_viewer_gets_what_rendering_for_them_alone_gives_in_every_vers
     view gives rendered afresh: in every language, for every kind of viewer, whatever changed."""
     for renderings, seat, host in each_viewer(seed):
         shared = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
-        assert_alone(shared, {**CONTEXT, "view": room_view(renderings.table, seat, host=host)})
+        assert_alone(shared, alone(renderings.table, seat, host))
 
 
 def each_viewer(seed):
@@ -224,9 +232,8 @@ def test_each_page_holds_the_whole_score_sheet_getting_each_deals_row_alone_once
             assert len(new_rows) == 1 and len(last) == 1
             rows, appended = rows + new_rows, appended + 1
         pages[key] = renderer, (rows, last)
-        alone = render_blocks("room.html", ["scoresheet"], {**CONTEXT, "view": room_view(renderings.table, seat,
-                                                                                          host=host)})
-        assert (rows, last) == sheet_shown(alone)
+        fresh = render_blocks("room.html", ["scoresheet"], alone(renderings.table, seat, host))
+        assert (rows, last) == sheet_shown(fresh)
     assert appended > 3
 
 
@@ -243,7 +250,8 @@ def test_a_hand_region_is_never_shared_between_seats_and_spectators_never_get_on
         for seat, host in ROOM_VIEWERS:
             if seat is not None and seat >= len(table.seats):
                 continue
-            regions = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
+            state = PageRenderer(CONTEXT, link_url=str).render(renderings.viewer(seat, host), renderings.shared)
+            regions = {**state.html, "seats": state.container()}
             hands[seat, host] = regions["hand"]
             if seat is None:
                 assert held_cards(regions["hand"]) == set() and 'data-card' not in regions["hand"]
@@ -258,24 +266,19 @@ def test_a_hand_region_is_never_shared_between_seats_and_spectators_never_get_on
                     assert html is not other_html and held_cards(html) != held_cards(other_html)
 
 
-def test_own_variants_keeps_for_each_viewer_the_variant_that_is_theirs():
-    html = f"<p class=\"seat{both_variants(True, ' you')}\">{both_variants(False, '<b>', 'to play')}</p>"
-    assert own_variants(html) == ('<p class="seat">to play</p>', '<p class="seat you">&lt;b&gt;</p>')
-    assert own_variants("<p>nobody's</p>") == ("<p>nobody's</p>", "<p>nobody's</p>")
-
-
 def test_every_page_of_a_table_of_four_gets_its_own_marks_and_no_one_elses():
     """Each version of a deal at four: the page of the seat to play says it is their turn, on its status
     and its seat, and no other page does; each player's own seat is marked as theirs on their page only;
-    no page gets the renderer's markers."""
+    no page holds an HTML comment."""
     renderers = {viewer: PageRenderer(CONTEXT, link_url=str) for viewer in FOUR_VIEWERS}
     previous = None
     for table in deal_at_four():
         renderings = Renderings(table, previous)
         for (seat, host), renderer in renderers.items():
-            regions = renderer.render(renderings.viewer(seat, host), renderings.shared)
+            state = renderer.render(renderings.viewer(seat, host), renderings.shared)
+            regions = {**state.html, "seats": state.container()}
             page = "".join(regions.values())
-            assert not any(marker in page for marker in OWN_VARIANTS)
+            assert "<!--" not in page
             assert ("Your turn: play a card" in regions["status"]) == (seat is not None and seat == table.match.turn)
             assert ("your-turn" in regions["status"]) == (seat is not None and seat == table.match.turn)
             own = [name for name in SEAT_IDS if name in regions and 'class="tag you-tag"' in regions[name]]
@@ -288,14 +291,21 @@ def counted_renders(monkeypatch):
     """The blocks page renderers render from now on, in a list filled as they do: each by its name, a seat
     by its element id."""
     calls = []
-    real = table_page.render_each
+    real = rendering.render_each
 
     def counting(template, blocks, context):
-        calls.extend(block if isinstance(block, str) else SEAT_IDS[block[1]["seat"].seat] for block in blocks)
+        calls.extend(block if isinstance(block, str) else SEAT_IDS[block[1]["seat"].info.seat]
+                     if block[0] == "seat" else block[0] for block in blocks)
         return real(template, blocks, context)
 
     monkeypatch.setattr(table_page, "render_each", counting)
+    monkeypatch.setattr(rendering, "render_each", counting)
     return calls
+
+
+EVERYONES = sorted(name for name in [*LIVE_REGIONS, "seat-0"] if name != "seats")
+"""What a version of the one-seat lobby renders for everyone: each region (but the seats' container, rendered
+only for a page it is sent to) and the one seat."""
 
 
 def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch):
@@ -303,28 +313,31 @@ def test_a_region_is_rendered_again_only_when_what_it_shows_changed(monkeypatch)
     lobby = next(room_life(4))
     first = Renderings(lobby)
     PageRenderer(CONTEXT, link_url=str).render(first.viewer(0, True), first.shared)
-    assert sorted(calls) == sorted([*LIVE_REGIONS, "seat-0"])
+    # Everyone's regions, then those that show the host in seat 0 otherwise: what the lobby tells them, their
+    # own seat, the host's controls, no form to take a seat, the rules they may change.
+    assert sorted(calls) == sorted([*EVERYONES, "controls", "join", "rules", "seat-0", "status"])
     calls.clear()
-    # A new version where only the spectators changed: the status (its version and count) is all that is new.
+    # A new version where only the spectators changed: the status (its version and count) is all that is new,
+    # for everyone and for the host.
     second = Renderings(lobby._replace(version=lobby.version + 1, spectators=2), first)
     PageRenderer(CONTEXT, link_url=str).render(second.viewer(0, True), second.shared)
-    assert calls == ["status"]
+    assert calls == ["status", "status"]
     calls.clear()
     # The same, said in Danish: each region once more, in Danish.
     with speaking("da"):
         PageRenderer(CONTEXT, link_url=str).render(second.viewer(0, True), second.shared)
-    assert sorted(calls) == sorted([*LIVE_REGIONS, "seat-0"])
+    assert sorted(calls) == sorted([*EVERYONES, "controls", "join", "rules", "seat-0", "status"])
     calls.clear()
-    # A new seat: the regions that count the seats again, and the new seat; the rules and Ana's seat not.
+    # A new seat: the regions that count the seats again, and the new seat, for everyone and as the host sees
+    # them (with the control that removes Ben); the rules, the join form and Ana's seat not.
     third = Renderings(lobby._replace(version=lobby.version + 2, spectators=2, seats=SEATS[:2]), second)
     PageRenderer(CONTEXT, link_url=str).render(third.viewer(0, True), third.shared)
-    assert sorted(calls) == ["controls", "join", "seat-1", "seats", "status"]
+    assert sorted(calls) == ["controls", "controls", "seat-1", "seat-1", "status", "status"]
     calls.clear()
-    # Another viewer of that version, who sees Ben's seat otherwise (without the host's control: his own, whose
-    # marks are written for him and for the others in one rendering), Ana's seat (the host's own), the join
-    # form and the seats' container alike.
+    # Another viewer of that version, Ben: his status, his own seat and his controls are his alone; the join
+    # form he sees is the host's (no form for a seated player), the rules and Ana's seat everyone's.
     PageRenderer(CONTEXT, link_url=str).render(third.viewer(1, False), third.shared)
-    assert sorted(calls) == ["controls", "rules", "seat-1", "status"]
+    assert sorted(calls) == ["controls", "seat-1", "status"]
 
 
 def test_the_status_read_again_with_the_turn_clock_counted_later_shows_the_seconds_left_then():
@@ -332,9 +345,9 @@ def test_the_status_read_again_with_the_turn_clock_counted_later_shows_the_secon
     # not be the one kept from when the version was made.
     table = next(table for table in tables() if table.match is not None)
     first = Renderings(table)
-    before = PageRenderer(CONTEXT, link_url=str).render(first.viewer(0, True), first.shared)["status"]
+    before = PageRenderer(CONTEXT, link_url=str).render(first.viewer(0, True), first.shared).html["status"]
     again = Renderings(table._replace(turn_remaining=4.5), first)
-    after = PageRenderer(CONTEXT, link_url=str).render(again.viewer(0, True), again.shared)["status"]
+    after = PageRenderer(CONTEXT, link_url=str).render(again.viewer(0, True), again.shared).html["status"]
     assert 'data-remaining="12.5"' in before and 'data-remaining="4.5"' in after
 
 
@@ -362,8 +375,8 @@ def test_reading_the_turn_clock_again_keeps_what_the_version_rendered_for_the_ne
 
 
 def test_a_play_renders_again_only_what_it_changed(monkeypatch):
-    """After a card is played mid-trick, the seats as their own player sees them are rendered again only for
-    the seats it changed, and the regions nobody's play touches not at all."""
+    """After a card is played mid-trick, the regions nobody's play touches are not rendered again, and the
+    status twice: as the seat to play sees it, and as everyone else does."""
     before = next(table for table in room_life(5) if table.phase == "playing" and table.match.turn is not None
                   and view_for(table.match, None).trick)
     seat = before.match.turn
@@ -377,7 +390,7 @@ def test_a_play_renders_again_only_what_it_changed(monkeypatch):
     for seat, host in ROOM_VIEWERS:
         PageRenderer(CONTEXT, link_url=str).render(second.viewer(seat, host), second.shared)
     assert not {"summary", "controls", "join", "rules", "seats"} & set(calls)
-    assert calls.count("status") == 1  # once: what the seat to play sees, and everyone else, in one rendering
+    assert calls.count("status") == 2
 
 
 FOUR = (*SEATS[:2], Seat("Cy", "c" * 64, player="cy23456789"), Seat("Dag", "d" * 64, player="dag2345678"))
@@ -419,11 +432,11 @@ def is_mid_trick(was, now):
     return 0 < len(view_for(was, None).trick) < len(view_for(now, None).trick) < len(FOUR)
 
 
-def test_a_play_at_a_table_of_four_renders_only_the_seats_it_changed_once_for_everyone(monkeypatch):
+def test_a_play_at_a_table_of_four_renders_only_the_seats_it_changed_for_their_player_and_for_everyone(monkeypatch):
     """Each play of a deal at four, with each player's page and a spectator's open: a seat the play did not
-    change is not rendered again, nor is the seats' container, and a seat it changed is rendered once (what
-    its own player sees and what everyone else does, in one rendering). A card played mid-trick changes two
-    seats: the one who played it, and the one to play next. Each page is sent those seats alone."""
+    change is not rendered again, nor is the seats' container, and a seat it changed is rendered twice (as
+    its own player sees it, and as everyone else does). A card played mid-trick changes two seats: the one
+    who played it, and the one to play next. Each page is sent those seats alone."""
     plays_mid_trick = 0
     for previous, renderings, calls, frames in plays_at_four(monkeypatch):
         if previous is None:
@@ -433,7 +446,8 @@ def test_a_play_at_a_table_of_four_renders_only_the_seats_it_changed_once_for_ev
         changed = {seat.seat for seat, before in zip(renderings.public().seats, previous.public().seats,
                                                      strict=True) if seat != before}
         assert "seats" not in calls
-        assert sorted(name for name in calls if name.startswith("seat-")) == sorted(SEAT_IDS[seat] for seat in changed)
+        rendered = sorted(name for name in calls if name.startswith("seat-"))
+        assert rendered == sorted(2 * [SEAT_IDS[seat] for seat in changed])
         for sent in frames.values():
             assert 'id="seats"' not in sent
             assert set(re.findall(r'<article id="(seat-\d)"', sent)) == {SEAT_IDS[seat] for seat in changed}
@@ -463,19 +477,21 @@ def test_a_play_renders_again_and_sends_only_the_hands_it_changed(monkeypatch):
     assert plays_mid_trick >= 6
 
 
-def test_the_trick_is_rendered_once_a_play_for_every_viewer_and_names_each_viewers_own_card_you(monkeypatch):
+def test_the_trick_is_rendered_once_for_everyone_and_once_for_each_viewer_it_names_you(monkeypatch):
     """The trick says "You" under the viewer's own card and turn, and the player's name elsewhere: its
-    region is rendered once a version for every viewer, and each gets it with the names filled in."""
+    region is rendered once a version for everyone, and once more for each viewer whose seat it names."""
     versions = 0
     for _, renderings, calls, frames in plays_at_four(monkeypatch):
-        trick = view_for(renderings.table.match, None).trick
-        assert calls.count("trick") == 1
+        match = renderings.table.match
+        trick = view_for(match, None).trick
+        named = {play.seat for play in trick} | ({match.turn} if match.turn is not None else set())
+        assert calls.count("trick") == 1 + len(named & {seat for seat, _ in FOUR_VIEWERS})
         for (seat, _), sent in frames.items():
             by = {number: name.strip() for number, name in
                   re.findall(r'<li class="play[^"]*" data-seat="(\d)">.*?<span class="by">([^<]*)', sent)}
             assert set(by) == {str(play.seat) for play in trick} | {str(renderings.table.match.turn)} - {"None"}
             assert by == {number: "You" if number == str(seat) else FOUR[int(number)].name for number in by}
-            assert "<!--name-" not in sent
+            assert "<!--" not in sent
         versions += 1
     assert versions > 10
 

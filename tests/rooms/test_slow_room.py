@@ -67,10 +67,10 @@ async def settle(condition, limit: float = 10.0) -> None:
 
 async def test_the_state_says_the_pace_and_the_deadline(store):
     room, tokens = await slow_room(store, hours=3600.0)
-    state = state_json(room.view_for(hash_token(tokens[0])))
+    state = state_json(room.viewer_for(hash_token(tokens[0])).view())
     assert state["pace"] == {"turn_hours": 1} and state["deadline"] is None
     await room.start(hash_token(tokens[0]))
-    state = state_json(room.view_for(None))
+    state = state_json(room.viewer_for(None).view())
     deadline = datetime.fromisoformat(state["deadline"].replace("Z", "+00:00"))
     assert state["deadline"].endswith("Z")
     assert timedelta(minutes=59) < deadline - datetime.now(UTC) <= timedelta(hours=1)
@@ -81,7 +81,7 @@ async def test_the_state_says_the_pace_and_the_deadline(store):
 async def test_a_live_room_has_no_pace(store):
     room = Room(code="LIVE1", rules=Rules(), store=store)
     _, token = await room.join("Ana")
-    state = state_json(room.view_for(hash_token(token)))
+    state = state_json(room.viewer_for(hash_token(token)).view())
     assert state["pace"] is None and state["deadline"] is None
     room.close()
 
@@ -101,12 +101,12 @@ async def test_at_the_deadline_the_bot_plays_one_card_and_marks_the_seat(store):
     first = room.match.turn
     await settle(lambda: room.match.turn != first)
     assert not room.seats[first].is_bot and room.seats[first].token_hash == hash_token(tokens[first])
-    state = state_json(room.view_for(None))
+    state = state_json(room.viewer_for(None).view())
     assert state["seats"][first]["played_for"] == "deadline"
     # Acting again clears the mark.
     await settle(lambda: room.match.turn == first)
     await room.play(hash_token(tokens[first]), room.match.legal_cards(first)[0].code)
-    assert state_json(room.view_for(None))["seats"][first]["played_for"] is None
+    assert state_json(room.viewer_for(None).view())["seats"][first]["played_for"] is None
     room.close()
 
 
@@ -115,7 +115,7 @@ async def test_a_player_on_vacation_is_played_for_at_once_until_they_act(store):
     await room.start(hash_token(tokens[0]))
     seat = room.match.turn
     await room.change_slow(vacation_change(hash_token(tokens[seat]), 3, room.hour_seconds))
-    assert state_json(room.view_for(None))["seats"][seat]["played_for"] == "vacation"
+    assert state_json(room.viewer_for(None).view())["seats"][seat]["played_for"] == "vacation"
     await settle(lambda: room.match.turn != seat)
     assert room.seats[seat].token_hash == hash_token(tokens[seat])  # the seat stays theirs
     # Acting ends it: a card of theirs, or coming back.
@@ -161,9 +161,9 @@ async def test_only_the_host_sets_the_webhook_and_only_the_host_sees_it(store):
         await room.change_slow(webhook_change(hash_token(tokens[1]), url, "en"))
     assert refused.value.code == "not_host"
     await room.change_slow(webhook_change(hash_token(tokens[0]), url, "da"))
-    assert state_json(room.view_for(hash_token(tokens[0])))["you"]["webhook"] == url
-    assert "webhook" not in state_json(room.view_for(hash_token(tokens[1])))["you"]
-    assert url not in str(state_json(room.view_for(None)))
+    assert state_json(room.viewer_for(hash_token(tokens[0])).view())["you"]["webhook"] == url
+    assert "webhook" not in state_json(room.viewer_for(hash_token(tokens[1])).view())["you"]
+    assert url not in str(state_json(room.viewer_for(None).view()))
     live = Room(code="LIVE3", rules=Rules(), store=store)
     _, token = await live.join("Ana")
     with pytest.raises(RoomError) as refused:

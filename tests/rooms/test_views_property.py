@@ -147,7 +147,7 @@ def placed(table: Table, people: list[Person]) -> list[Person]:
 
 
 def host_of(table: Table, people: list[Person]) -> Person | None:
-    return next((person for person in people if table.room.view_for(person.token_hash).you_are_host), None)
+    return next((person for person in people if table.room.viewer_for(person.token_hash).view().you_are_host), None)
 
 
 def viewer_of(table: Table, person: Person | None, number: int) -> Viewer | None:

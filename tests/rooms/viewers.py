@@ -221,7 +221,7 @@ class Table:
             token_hash = viewer.conn.token_hash
             if viewer.view is not None:
                 with speaking(viewer.language):
-                    fresh = json.loads(state_message(self.room.view_for(token_hash)))["state"]
+                    fresh = json.loads(state_message(self.room.viewer_for(token_hash).view()))["state"]
                 assert viewer.view.state == fresh, f"{describe(viewer)} holds another state:\n" + diff(
                     viewer.view.state, fresh)
                 continue
