@@ -91,13 +91,15 @@ class Kept:
         return Kept(self._now)
 
 
-class Shared(dict[Any, Any]):
-    """What renderers reuse between the viewers of one version (:meth:`once`), and ``kept``: what they keep from
-    one version to the next."""
+class Shared:
+    """What renderers make once for every viewer of one version (:meth:`once`), and ``kept``: what they keep
+    from one version to the next."""
+
+    __slots__ = ("_made", "kept")
 
     def __init__(self, kept: Kept) -> None:
-        super().__init__()
         self.kept = kept
+        self._made: dict[tuple[Callable[..., Any], str], Any] = {}
 
     def once(self, make: Callable[..., T], *args: Any) -> T:
         """``make(*args)`` in the language being spoken, made once for every viewer of this version who reads
@@ -107,7 +109,11 @@ class Shared(dict[Any, Any]):
         stores, a server's constants), so that any of them gives the same ``args``.
         """
         key = (make, language())
-        found: T | None = self.get(key)
+        found: T | None = self._made.get(key)
         if found is None:
-            found = self[key] = make(*args)
+            found = self._made[key] = make(*args)
         return found
+
+    def __len__(self) -> int:
+        """How many things were made once for this version."""
+        return len(self._made)
