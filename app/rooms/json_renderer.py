@@ -8,14 +8,15 @@ it in every version of a room's life, tests/rooms/test_json_renderer.py the piec
 What is kept from one version to the next (a :class:`~app.rooms.kept.Kept`) is kept by the value it shows:
 each such piece is a module-level function of one hashable value holding exactly what it reads
 (:class:`YouShown` for ``you``, :class:`LastDealShown` for ``last_deal``, the score sheet's tuple for
-:class:`SheetText`), found again wherever a later version gives an equal value (:func:`made`). A frame is
-JSON object members encoded apart (:func:`members`) and joined into objects (:meth:`JsonRenderer.frame`).
+:class:`SheetText`), found again wherever a later version gives an equal value
+(:meth:`~app.rooms.kept.Kept.made`). A frame is JSON object members encoded apart (:func:`members`) and
+joined into objects (:meth:`JsonRenderer.frame`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from typing import Any, NamedTuple, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -40,9 +41,6 @@ from app.rooms.kept import Shared
 from app.rooms.seat_links import Link
 from app.rooms.views import RoomView, Viewer
 from app.wording.refusals import WAITING, unplayable, unplayable_said
-
-V = TypeVar("V", bound=Hashable)
-T = TypeVar("T")
 
 
 def members(value: dict[str, Any]) -> str:
@@ -162,9 +160,10 @@ class SheetText:
     """The JSON of one score sheet (``sheet``, a room's at one version): whole, or as the deals it adds to an
     earlier sheet a connection was sent (docs/protocol.md, "The score sheet").
 
-    Made from the sheet alone, it is kept as :func:`made` keeps things: found again for every later version
-    with an equal sheet (a room's sheet changes once a deal), and in each language apart (its texts hold no
-    words, but the keeping is by language). Each text is written the first time it is asked for."""
+    Made from the sheet alone, it is kept as :meth:`~app.rooms.kept.Kept.made` keeps things: found again for
+    every later version with an equal sheet (a room's sheet changes once a deal), and in each language apart
+    (its texts hold no words, but the keeping is by language). Each text is written the first time it is
+    asked for."""
 
     __slots__ = ("_added", "_whole", "sheet")
 
@@ -209,7 +208,8 @@ def public_parts(public: RoomView, kept: Any) -> PublicParts:
     """The :class:`PublicParts` of the version whose public view is ``public``, in the language being spoken.
 
     The last deal's JSON (:func:`last_deal_text`) and the sheet's :class:`SheetText` are kept in ``kept``
-    (:func:`made`) by the values they show, for the versions after: both stay the same for a whole deal.
+    (:meth:`~app.rooms.kept.Kept.made`) by the values they show, for the versions after: both stay the same
+    for a whole deal.
     """
     summary = public.summary
     last_deal = None if summary is None else kept.made(last_deal_text, LastDealShown(summary, public.seat_names))
