@@ -25,7 +25,7 @@ from app.pages import rendering
 from app.pages import table as table_page
 from app.pages.pieces import PIECES, keeping
 from app.pages.regions import JoinShown
-from app.pages.rendering import card_face, render_each, templates, when
+from app.pages.rendering import card_face, render_block, render_each, templates, when
 from app.pages.table import LIVE_REGIONS, PageConstants, PageRenderer
 from app.rooms.fanout import Renderings
 from app.rooms.kept import Kept
@@ -111,9 +111,8 @@ def test_a_bot_name_and_the_cards_are_said_in_the_viewers_language():
 def test_each_region_is_rendered_once_per_version_and_language_however_many_viewers(monkeypatch):
     calls = []
     for module in (table_page, rendering):
-        real = module.render_each
-        monkeypatch.setattr(module, "render_each",
-                            lambda *args, real=real: calls.extend(args[1]) or real(*args))
+        real = module.render_block
+        monkeypatch.setattr(module, "render_block", lambda *args, real=real: calls.append(args[1]) or real(*args))
     table = next(table for table in tables() if table.match is not None and view_for(table.match, None).trick)
     renderings = Renderings(table)
     viewers = [(None, False, code) for code in ("da", "sv", "da", "sv", "da")] * 4  # twenty spectators
@@ -134,9 +133,9 @@ def test_dates_are_written_as_each_language_writes_them(code, finished):
 
 
 def test_a_piece_is_kept_once_for_equal_values_while_a_store_keeps_it_and_again_when_they_change():
-    assert set(PIECES) <= set(templates.env.globals)
+    assert set(PIECES) <= set(templates.env.filters)
     head = regions_module.SeatHead("Ana", True, False, False, None, False, None, False)
-    template = templates.env.from_string("{{ seat_head(head) }}")
+    template = templates.env.from_string("{{ head|seat_head }}")
     macro = templates.get_template("_pieces.html").module.seat_head
     store = Kept()
     with keeping(store):
@@ -239,3 +238,12 @@ def test_a_block_s_own_variables_reach_it_and_no_block_after_it():
     # A variable of the render's own that a block's variables hide is there again after that block.
     hidden, restored = render_each("room.html", [("join", {"join": seated}), "join"], {**context, "join": watching})
     assert hidden == second and restored == alone
+
+
+def test_a_block_rendered_alone_is_what_it_is_among_the_others():
+    watching = JoinShown("ROOM1", True, RoomPhase.LOBBY, True)
+    context = CONTEXT._asdict()
+    assert render_block("room.html", "join", {**context, "join": watching}) == render_each(
+        "room.html", [("join", {"join": watching})], context)[0]
+    with pytest.raises(KeyError):
+        render_block("room.html", "no-such-region", context)

@@ -1,5 +1,6 @@
 """Pieces of the live regions, each a macro of ``_pieces.html`` rendered from one value, for the templates to
-call as functions (``seat_head(seat.head)``).
+use as filters (``{{ seat.head|seat_head }}``: a filter is called at once, a function through the
+template's context).
 
 A piece's HTML is a pure function of its value and the language, so while a
 room's live regions render (:func:`keeping`) each piece is kept in the room's
@@ -33,7 +34,7 @@ def keeping(store: Kept) -> Iterator[None]:
 
 
 def piece(name: str, macro_of: Callable[[str], Callable[[Hashable], str]]) -> Callable[[Hashable], Markup]:
-    """The template global for the piece ``name``: its macro (``macro_of(name)``, looked up as it is called)
+    """The template filter for the piece ``name``: its macro (``macro_of(name)``, looked up as it is called)
     called with one value, kept while a room's regions render (:func:`keeping`)."""
 
     def render(value: Hashable) -> Markup:
@@ -49,4 +50,4 @@ def piece(name: str, macro_of: Callable[[str], Callable[[Hashable], str]]) -> Ca
 
 PIECES = ("seat_head", "seat_points", "seat_held", "seat_pile", "seat_own", "trick_heading", "trick_play",
           "trick_waiting", "trick_previous", "status_detail")
-"""The pieces, by the name of their macro in ``_pieces.html`` and of the template global that renders it."""
+"""The pieces, by the name of their macro in ``_pieces.html`` and of the template filter that renders it."""

@@ -222,17 +222,18 @@ def card_button(card: Card, reason: str | None) -> Markup:
     return _card_button(card, reason, language())
 
 
-templates.env.globals.update(card_face=card_face, hearts=hearts, card_button=card_button)
+templates.env.globals.update(card_face=card_face, hearts=hearts)
+templates.env.filters["card_button"] = card_button  # a filter is called at once, a function through the context
 templates.env.globals["coach_label"] = coach_label
 
 
 def seat_region(seat: Any) -> Markup:
     """A seat's region of the table page (``seat-N``) from its value (:class:`~app.pages.regions.SeatShown`): the
     block of ``_seat.html`` rendered alone, in the language being spoken."""
-    return Markup(render_each("_seat.html", [("seat", {"seat": seat})], {})[0])
+    return Markup(render_block("_seat.html", "seat", {"seat": seat}))
 
 
-templates.env.globals["seat_region"] = seat_region
+templates.env.filters["seat_region"] = seat_region
 
 
 def _piece_macro(name: str) -> Callable[[Any], str]:
@@ -240,7 +241,7 @@ def _piece_macro(name: str) -> Callable[[Any], str]:
     return macro
 
 
-templates.env.globals.update({name: piece(name, _piece_macro) for name in PIECES})
+templates.env.filters.update({name: piece(name, _piece_macro) for name in PIECES})
 
 
 def qr_svg(text: str, label: str) -> Markup:
@@ -272,6 +273,21 @@ def render_blocks(template_name: str, blocks: list[Block], context: dict[str, An
     """Render only the named ``blocks`` of a template, concatenated, with ``context``
     (:func:`render_each`)."""
     return "".join(render_each(template_name, blocks, context))
+
+
+def render_block(template_name: str, name: str, variables: dict[str, Any]) -> str:
+    """The block ``name`` of a template rendered alone with ``variables`` besides the template's globals: a
+    live region from its value. Raises ``KeyError`` for a block the template does not have.
+
+    Its context holds that block alone (a live region calls no other block), so that making it costs no more
+    than the region it renders.
+    """
+    template: Template = templates.get_template(template_name)
+    render = template.blocks[name]
+    context = template.environment.context_class(template.environment, _globals_of(template), template.name,
+                                                 {name: render})
+    context.vars.update(variables)
+    return "".join(render(context))
 
 
 def render_each(template_name: str, blocks: list[Block], context: dict[str, Any]) -> list[str]:

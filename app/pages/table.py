@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from app.game.rules import MAX_PLAYERS
 from app.pages.pieces import keeping
 from app.pages.regions import REGIONS, ChatStatusShown, JoinShown, SeatsShown, SheetShown, values_for
-from app.pages.rendering import render_each, seat_region, templates
+from app.pages.rendering import render_block, seat_region, templates
 from app.rooms.chat import ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode
 from app.rooms.kept import Kept, Shared
@@ -75,7 +75,7 @@ def region_renderers(constants: PageConstants) -> RegionRenderers:
 
     def renderer(name: str) -> Callable[[Hashable], str]:
         def render(value: Hashable) -> str:
-            return render_each("room.html", [(name, {name: value})], variables)[0]
+            return render_block("room.html", name, {**variables, name: value})
 
         render.__qualname__ = f"render_{name}"
         return render

@@ -116,8 +116,15 @@ class YouShown(NamedTuple):
     webhook: str | None
 
 
+_NO_HAND = HandShown((), (), ())
+_SPECTATOR = YouShown(None, False, None, _NO_HAND, None)
+"""What ``you`` shows a spectator who does not host: nothing."""
+
+
 def you_shown(viewer: Viewer) -> YouShown:
     """The :class:`YouShown` of ``viewer``: a hand at rest is told from its cards without its view."""
+    if viewer.seat is None and not viewer.host:
+        return _SPECTATOR
     rest = viewer.at_rest
     hand = hand_shown(viewer.hand) if rest is None else hand_shown_at_rest(rest)
     hook = viewer.table.webhook[0] if viewer.host and viewer.table.webhook is not None else None

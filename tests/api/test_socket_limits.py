@@ -52,8 +52,8 @@ def test_a_page_flooding_syncs_is_refused_then_closed_while_another_room_plays(m
     client = limited_client(make_client)
     mover, state = playing_room(client)
     renders = []
-    original = table.render_each
-    monkeypatch.setattr(table, "render_each", lambda *args: renders.append(args) or original(*args))
+    original = table.render_block
+    monkeypatch.setattr(table, "render_block", lambda *args: renders.append(args) or original(*args))
     quiet, _ = open_room(client, ["Cy"])
     client.cookies.clear()
     with client.websocket_connect(f"/r/{quiet}/ws") as flooder:  # a spectator: no cookie

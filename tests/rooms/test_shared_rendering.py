@@ -291,15 +291,14 @@ def counted_renders(monkeypatch):
     """The blocks page renderers render from now on, in a list filled as they do: each by its name, a seat
     by its element id."""
     calls = []
-    real = rendering.render_each
+    real = rendering.render_block
 
-    def counting(template, blocks, context):
-        calls.extend(block if isinstance(block, str) else SEAT_IDS[block[1]["seat"].info.seat]
-                     if block[0] == "seat" else block[0] for block in blocks)
-        return real(template, blocks, context)
+    def counting(template, name, variables):
+        calls.append(SEAT_IDS[variables["seat"].info.seat] if name == "seat" else name)
+        return real(template, name, variables)
 
-    monkeypatch.setattr(table_page, "render_each", counting)
-    monkeypatch.setattr(rendering, "render_each", counting)
+    monkeypatch.setattr(table_page, "render_block", counting)
+    monkeypatch.setattr(rendering, "render_block", counting)
     return calls
 
 
