@@ -121,32 +121,32 @@ def render_chat_status(shown: ChatStatusShown) -> str:
 
 class PageState:
     """The table page's live regions for one kind of viewer of one version (their seat, host role and
-    language): each region's value (``values``, by element id, seats' ``seat-N`` included) and HTML
-    (``html``), but for the seats' container, rendered only for a connection it is sent to
-    (:meth:`container`).
+    language): the HTML of each (``html``, by element id, each seat's under ``seat-N``) but the seats'
+    container, which is rendered only for a connection it is sent to (:meth:`container`), and the values a
+    connection's frame is decided by: the seats' (``seats``) and the score sheet's (``sheet``).
 
-    Made by :meth:`PageRenderer.render`; shared by every connection of that kind of viewer.
+    Made by :meth:`PageRenderer.render`; shared by every connection of that kind of viewer as long as the
+    version is the room's. It holds no other value: what it holds outlives the collector's young
+    generations.
     """
 
-    __slots__ = ("_kept", "_language", "_renderers", "html", "values")
+    __slots__ = ("_kept", "_language", "_renderers", "html", "seats", "sheet")
 
-    def __init__(self, values: dict[str, Hashable], html: dict[str, str], kept: Kept,
+    def __init__(self, html: dict[str, str], seats: SeatsShown, sheet: SheetShown, kept: Kept,
                  renderers: RegionRenderers) -> None:
-        self.values, self.html = values, html
+        self.html, self.seats, self.sheet = html, seats, sheet
         self._kept, self._renderers, self._language = kept, renderers, language()
 
     def container(self) -> str:
         """The seats' region with its seats inside, as the page holds it."""
         with speaking(self._language), keeping(self._kept):
-            return self._kept.made(self._renderers["seats"], self.values["seats"])
+            return self._kept.made(self._renderers["seats"], self.seats)
 
     def sheet_added(self) -> str:
         """The fragment that adds the score sheet's last deal to the sheet of the deals before
         (:func:`render_sheet_added`)."""
-        sheet = self.values["scoresheet"]
-        assert isinstance(sheet, SheetShown)
         with speaking(self._language):
-            return self._kept.made(render_sheet_added, sheet)
+            return self._kept.made(render_sheet_added, self.sheet)
 
 
 class PageRenderer:
@@ -186,25 +186,27 @@ class PageRenderer:
         """
         kept = shared.kept
         renderers = region_renderers(self.constants)
-        values: dict[str, Hashable] = {}
         html: dict[str, str] = {}
+        seats: SeatsShown | None = None
         with keeping(kept):
             everyone = shared.once(_everyones, viewer.public, kept, renderers)
             for name, region in REGIONS.items():
                 theirs = everyone.values[name]
-                value = values[name] = theirs if region.yours is None else region.yours(viewer, theirs)
+                value = theirs if region.yours is None else region.yours(viewer, theirs)
                 if isinstance(value, SeatsShown):
                     assert isinstance(theirs, SeatsShown)
+                    seats = value
                     for seat, same in zip(value.seats, theirs.seats, strict=True):
                         seat_id = SEAT_IDS[seat.info.seat]
-                        values[seat_id] = seat
                         html[seat_id] = everyone.html[seat_id] if seat is same else kept.made(seat_region, seat)
                 else:
                     html[name] = everyone.html[name] if value is theirs else kept.made(renderers[name], value)
         if self.room_chat_status is not None:
-            chat = values["chat-status"] = ChatStatusShown(self.room_chat_status(), viewer.host)
-            html["chat-status"] = kept.made(render_chat_status, chat)
-        return PageState(values, html, kept, renderers)
+            html["chat-status"] = kept.made(render_chat_status,
+                                            ChatStatusShown(self.room_chat_status(), viewer.host))
+        sheet = everyone.values["scoresheet"]
+        assert seats is not None and isinstance(sheet, SheetShown)
+        return PageState(html, seats, sheet, kept, renderers)
 
     def frame(self, state: PageState, *, whole: bool = False) -> str | None:
         """The regions that differ from what this connection last got (all of them if ``whole``), or ``None``.
@@ -217,9 +219,7 @@ class PageRenderer:
         the one this connection got last comes as the new row alone.
         """
         sent, sent_values = self.sent, self.sent_values
-        seats = state.values["seats"]
-        assert isinstance(seats, SeatsShown)
-        holder = seats.holder
+        holder = state.seats.holder
         with_seats = whole or sent_values.get("seats") != holder
         changed = []
         for name, text in state.html.items():
@@ -227,7 +227,7 @@ class PageRenderer:
                 if not with_seats and sent.get(name) != text:
                     changed.append(text)
             elif whole or sent.get(name) != text:
-                if name == "scoresheet" and not whole and self._adds_a_deal(state.values[name]):
+                if name == "scoresheet" and not whole and self._adds_a_deal(state.sheet):
                     changed.append(state.sheet_added())
                 else:
                     changed.append(text)
@@ -236,7 +236,7 @@ class PageRenderer:
         sent.clear()
         sent.update(state.html)
         sent_values["seats"] = holder
-        sent_values["scoresheet"] = state.values["scoresheet"]
+        sent_values["scoresheet"] = state.sheet
         return "".join(changed) or None
 
     def _adds_a_deal(self, sheet: Hashable) -> bool:
