@@ -23,6 +23,7 @@ from app.rooms.lobby import Seat
 from app.rooms.views import Table, room_view
 from app.wording.language import speaking
 from tests.game.helpers import random_steps
+from tests.rooms.renderings import each_viewer as walk
 
 SEATS = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Ben", "b" * 64, player="ben2345678"),
          Seat("Easy bot 1", None, bot="easy", player="easy234567"))
@@ -51,16 +52,9 @@ def room_life(seed):
 
 
 def each_viewer(seed):
-    """Each version of :func:`room_life`, its renderings made from the version before's, and in each of three
-    languages (spoken while the caller renders) each viewer who may see it: ``(renderings, seat, host)``."""
-    previous = None
-    for table in room_life(seed):
-        renderings = previous = Renderings(table, previous)
-        for code in ("en", "da", "sv"):
-            with speaking(code):
-                for seat, host in ROOM_VIEWERS:
-                    if seat is None or seat < len(table.seats):
-                        yield renderings, seat, host
+    """Each version of :func:`room_life` as :func:`tests.rooms.renderings.each_viewer` walks it, for
+    :data:`ROOM_VIEWERS`."""
+    return walk(room_life(seed), ROOM_VIEWERS)
 
 
 def test_a_kept_score_sheet_is_found_again_for_every_sheet_equal_to_the_one_it_was_made_from():

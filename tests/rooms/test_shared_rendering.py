@@ -25,6 +25,7 @@ from app.rooms.lobby import Seat
 from app.rooms.views import SeatInfo, Table, room_view
 from app.wording.language import language, speaking
 from tests.game.helpers import random_steps
+from tests.rooms.renderings import each_viewer as walk
 
 SEATS = (Seat("Ana", "a" * 64, player="ana2345678"), Seat("Ben", "b" * 64, player="ben2345678"),
          Seat("Easy bot 1", None, bot="easy", player="easy234567"))
@@ -133,17 +134,9 @@ def test_each_page_viewer_gets_what_rendering_for_them_alone_gives_in_every_vers
 
 
 def each_viewer(seed):
-    """Each version of a room's life (:func:`room_life`), its renderings made from the version before's, and
-    in each of three languages (spoken while the caller renders) each viewer who may see it:
-    ``(renderings, seat, host)``."""
-    previous = None
-    for table in room_life(seed):
-        renderings = previous = Renderings(table, previous)
-        for code in ("en", "da", "sv"):
-            with speaking(code):
-                for seat, host in ROOM_VIEWERS:
-                    if seat is None or seat < len(table.seats):
-                        yield renderings, seat, host
+    """Each version of :func:`room_life` as :func:`tests.rooms.renderings.each_viewer` walks it, for
+    :data:`ROOM_VIEWERS`."""
+    return walk(room_life(seed), ROOM_VIEWERS)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
