@@ -242,6 +242,9 @@ def trick_in_view(tab: Tab, *, scrolled: bool) -> dict[str, float]:
     """Where the trick and the hand are on the screen, asserting that the whole trick shows above the hand, and
     with ``scrolled`` that the page scrolled to show it; returns what it measured (px: ``top``, ``bottom``,
     ``handTop``, ``scrolled``)."""
+    # The hand is laid out by the frame that brought the turn; a swap still being settled measures 0 at first.
+    tab.page.wait_for_function("() => document.getElementById('hand').getBoundingClientRect().top > 0",
+                               timeout=2000)
     seen = tab.page.evaluate(TRICK_IN_VIEW_JS)
     assert seen["top"] >= 0 and seen["bottom"] <= seen["handTop"], seen
     assert seen["scrolled"] > 0 or not scrolled, seen
