@@ -5,8 +5,9 @@ filters and globals of ``app.wording``. Their own text is marked for
 translation (``{% trans %}``, ``_()``, Jinja2's i18n extension) and said in the
 language being spoken (:func:`app.wording.language.speaking`) when they
 render. A live region is a block whose name is its element's id;
-:func:`render_blocks` renders the named blocks of a page for a WebSocket
-update.
+:func:`render_block` renders one such block alone from its variables (a live region
+from its value, app/pages/table.py); :func:`render_each` renders several of a
+page's blocks sharing one context, as the whole page holds them.
 """
 
 from __future__ import annotations

@@ -266,8 +266,8 @@ class PageRenderer:
         return templates.get_template("_chat_lines.html").render(lines=lines, history=True) if lines else None
 
     def chat_status(self, status: ChatStatus, *, host: bool) -> str:
-        """Who may chat, with the host's controls when ``host``."""
-        return templates.get_template("_chat_lines.html").render(status=status, host=host)
+        """Who may chat, with the host's controls when ``host`` (:func:`render_chat_status`)."""
+        return render_chat_status(ChatStatusShown(status, host))
 
 
 def page_error(code: str, message: str) -> str:
