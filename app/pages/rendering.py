@@ -13,7 +13,7 @@ page's blocks sharing one context, as the whole page holds them.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -237,7 +237,10 @@ def seat_region(seat: Any) -> Markup:
 templates.env.filters["seat_region"] = seat_region
 
 
+@functools.cache
 def _piece_macro(name: str) -> Callable[[Any], str]:
+    """The macro ``name`` of ``_pieces.html``, looked up once (the templates do not change while the server
+    runs)."""
     macro: Callable[[Any], str] = getattr(templates.get_template("_pieces.html").module, name)
     return macro
 
@@ -283,12 +286,21 @@ def render_block(template_name: str, name: str, variables: dict[str, Any]) -> st
     Its context holds that block alone (a live region calls no other block), so that making it costs no more
     than the region it renders.
     """
-    template: Template = templates.get_template(template_name)
-    render = template.blocks[name]
-    context = template.environment.context_class(template.environment, _globals_of(template), template.name,
-                                                 {name: render})
+    template, render, blocks = _block(template_name, name)
+    environment = template.environment
+    context = environment.context_class(environment, _globals_of(template), template.name, blocks)
     context.vars.update(variables)
     return "".join(render(context))
+
+
+@functools.cache
+def _block(template_name: str, name: str) -> tuple[Template, Callable[[Any], Iterator[str]], dict[str, Any]]:
+    """The template ``template_name``, its block ``name``'s render function and the blocks a context that
+    renders it alone holds (that one): looked up once, as the templates do not change while the server runs.
+    Raises ``KeyError`` for a block the template does not have."""
+    template: Template = templates.get_template(template_name)
+    render = template.blocks[name]
+    return template, render, {name: render}
 
 
 def render_each(template_name: str, blocks: list[Block], context: dict[str, Any]) -> list[str]:

@@ -32,7 +32,7 @@ class Renderings:
     """What has been built of one version of a room so far, filled in as viewers need it.
 
     ``payloads`` holds each kind of viewer's rendered state; ``shared`` the
-    pieces renderers reuse between viewers of this version (each renderer
+    pieces renderers reuse between the viewers a version is sent to at once (each renderer
     keys its own, with the language it was said in where it holds words),
     and in ``shared.kept`` what they keep for later versions: the
     ``previous`` version's renderings pass it on (``previous`` of the same version, built again to read
@@ -73,13 +73,15 @@ class Renderings:
         return self.viewer(seat, host).view()
 
     def let_go(self) -> None:
-        """Forget the views built so far (the payloads stay): a room's version often lasts seconds, and
-        views kept that long outlive the garbage collector's young generations, where every later
-        collection would look at them again. A view asked for later is built again."""
+        """Forget the views built so far and what renderers shared between their viewers (the payloads
+        and what renderers keep stay): a room's version often lasts seconds, and views kept that long
+        outlive the garbage collector's young generations, where every later collection would look at them
+        again. A view or shared piece asked for later is built again."""
         if self._public is not None:
             self._known_sheet = known_sheet(self.table, self._public)
             self._public = None
         self._viewers.clear()
+        self.shared = Shared(self.shared.kept)
 
     def known_sheet(self) -> KnownSheet | None:
         """The latest score sheet worked out, with the deals it was worked out from (``None``: none yet)."""

@@ -92,8 +92,8 @@ class Kept:
 
 
 class Shared:
-    """What renderers make once for every viewer of one version (:meth:`once`), and ``kept``: what they keep
-    from one version to the next."""
+    """What renderers make once for all the viewers one version is sent to at once (:meth:`once`), and
+    ``kept``: what they keep from one version to the next."""
 
     __slots__ = ("_made", "kept")
 
@@ -102,8 +102,8 @@ class Shared:
         self._made: dict[tuple[Callable[..., Any], str], Any] = {}
 
     def once(self, make: Callable[..., T], *args: Any) -> T:
-        """``make(*args)`` in the language being spoken, made once for every viewer of this version who reads
-        that language, kept under ``make`` and the language.
+        """``make(*args)`` in the language being spoken, made once for the viewers who read that language,
+        kept under ``make`` and the language.
 
         ``make`` must read only what every viewer of the version shares (its public view, the room's
         stores, a server's constants), so that any of them gives the same ``args``.

@@ -207,16 +207,21 @@ def test_each_version_builds_each_viewers_view_once_and_passes_on_what_renderers
     assert second.shared.kept.made(str.upper, "html") is made
 
 
-async def test_a_sent_version_lets_its_views_go_and_builds_them_again_alike_when_asked():
+async def test_a_sent_version_lets_its_views_and_shared_pieces_go_and_builds_them_again_alike_when_asked():
     match, _ = deal_cards(new_match(["Ana", "Ben"], Rules(hand_size=3)), random.Random(2))
     conn = Connection(token_hash="a" * 64, renderer=CountingRenderer([]), socket=Socket(), queue_size=4)
     task = conn.start()
     rendered = Renderings(table(match))
     public, own = rendered.public(), rendered.view(0, True)
+    def make():
+        return ["made"]
+
+    shared = rendered.shared.once(make)
     send_state(rendered, [conn])
     await asyncio.sleep(0)
     again = rendered.view(0, True)
     assert rendered.public() is not public and rendered.public() == public  # let go, then built again
+    assert len(rendered.shared) == 0 and rendered.shared.once(make) is not shared
     assert again is not own and again == own and again.hand and again.hand == own.hand
     conn.finish()
     await task
