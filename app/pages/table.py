@@ -49,6 +49,7 @@ LIVE_REGIONS = tuple(REGIONS)
 
 SEAT_IDS = tuple(f"seat-{seat}" for seat in range(MAX_PLAYERS))
 """The seats' element ids, by seat."""
+_SEAT_NAMES = frozenset(SEAT_IDS)
 
 
 def first_page(viewer: Viewer, typed_name: str = "") -> dict[str, Hashable]:
@@ -223,7 +224,7 @@ class PageRenderer:
         with_seats = whole or sent_values.get("seats") != holder
         changed = []
         for name, text in state.html.items():
-            if name.startswith("seat-"):
+            if name in _SEAT_NAMES:
                 if not with_seats and sent.get(name) != text:
                     changed.append(text)
             elif whole or sent.get(name) != text:

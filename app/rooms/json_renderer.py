@@ -15,6 +15,7 @@ joined into objects (:meth:`JsonRenderer.frame`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -95,11 +96,13 @@ _WAITING_SAID = {code: unplayable_said(Refusal(code)) for code in WAITING}
 """A refusal of each code of :data:`~app.wording.refusals.WAITING`, as it is said: the code alone."""
 
 
+@functools.lru_cache(maxsize=4096)
 def hand_shown_at_rest(rest: tuple[tuple[Card, ...], str]) -> HandShown:
     """The :class:`HandShown` of a hand at rest (:attr:`~app.rooms.views.Viewer.at_rest`: its cards and the
     code of the refusal, one of :data:`~app.wording.refusals.WAITING`), without the hand's view: the view
     (:func:`~app.game.views.hand_view`) refuses every card alike, for a reason of that code, whose words name
-    nobody. It equals :func:`hand_shown` of that view."""
+    nobody. It equals :func:`hand_shown` of that view. Made once for equal cards and code: a waiting hand is
+    shown again at every play of the others."""
     cards, code = rest
     return HandShown(cards, (), ((cards, _WAITING_SAID[code]),) if cards else ())
 
@@ -224,7 +227,7 @@ def public_parts(public: RoomView, kept: Any) -> PublicParts:
         state = members(table_json(public, last_deal=None if last_deal is None else orjson.Fragment(last_deal)))
     except orjson.JSONEncodeError:  # a text orjson refuses: all of it as the standard library writes it
         state = compact(table_json(public))[1:-1]
-    return PublicParts(members({"type": "state", "version": public.version}), state,
+    return PublicParts(f'"type":"state","version":{public.version}', state,
                        kept.made(SheetText, public.score_sheet))
 
 

@@ -13,7 +13,7 @@ import functools
 import gettext
 import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -85,9 +85,9 @@ def load_catalogues() -> None:
         _number(0, code)
 
 
-def language() -> str:
-    """The code of the language being spoken (``"en"`` unless :func:`speaking` chose another)."""
-    return _spoken.get()
+language: Callable[[], str] = _spoken.get
+"""``language()``: the code of the language being spoken (``"en"`` unless :func:`speaking` chose another). The
+context variable's own getter, not a function around it: every text a page says asks for it."""
 
 
 @contextmanager
