@@ -51,6 +51,9 @@ SEAT_IDS = tuple(f"seat-{seat}" for seat in range(MAX_PLAYERS))
 """The seats' element ids, by seat."""
 _SEAT_NAMES = frozenset(SEAT_IDS)
 
+_YOURS = tuple((name, region.yours) for name, region in REGIONS.items() if region.yours is not None)
+"""The regions whose value may differ from viewer to viewer, with the function that gives a viewer's."""
+
 
 def first_page(viewer: Viewer, typed_name: str = "") -> dict[str, Hashable]:
     """The live regions' values for ``viewer``'s whole page, by name (:data:`LIVE_REGIONS`), for ``room.html``
@@ -187,26 +190,28 @@ class PageRenderer:
         """
         kept = shared.kept
         renderers = region_renderers(self.constants)
-        html: dict[str, str] = {}
-        seats: SeatsShown | None = None
         with keeping(kept):
             everyone = shared.once(_everyones, viewer.public, kept, renderers)
-            for name, region in REGIONS.items():
+            html = dict(everyone.html)  # in page order; replaced below where the viewer's value differs
+            seats = everyone.values["seats"]
+            for name, yours in _YOURS:
                 theirs = everyone.values[name]
-                value = theirs if region.yours is None else region.yours(viewer, theirs)
+                value = yours(viewer, theirs)
+                if value is theirs:
+                    continue
                 if isinstance(value, SeatsShown):
                     assert isinstance(theirs, SeatsShown)
                     seats = value
                     for seat, same in zip(value.seats, theirs.seats, strict=True):
-                        seat_id = SEAT_IDS[seat.info.seat]
-                        html[seat_id] = everyone.html[seat_id] if seat is same else kept.made(seat_region, seat)
+                        if seat is not same:
+                            html[SEAT_IDS[seat.info.seat]] = kept.made(seat_region, seat)
                 else:
-                    html[name] = everyone.html[name] if value is theirs else kept.made(renderers[name], value)
+                    html[name] = kept.made(renderers[name], value)
         if self.room_chat_status is not None:
             html["chat-status"] = kept.made(render_chat_status,
                                             ChatStatusShown(self.room_chat_status(), viewer.host))
         sheet = everyone.values["scoresheet"]
-        assert seats is not None and isinstance(sheet, SheetShown)
+        assert isinstance(seats, SeatsShown) and isinstance(sheet, SheetShown)
         return PageState(html, seats, sheet, kept, renderers)
 
     def frame(self, state: PageState, *, whole: bool = False) -> str | None:

@@ -56,13 +56,15 @@ def unplayable(reason: Refusal) -> str:
     return _unplayable(unplayable_said(reason), language())
 
 
+@functools.lru_cache(maxsize=4096)
 def unplayable_said(reason: Refusal) -> Refusal:
     """What :func:`unplayable` says of ``reason`` depends on, in a language: ``reason`` with only the facts
     its words name (none while waiting, :data:`WAITING`). Two reasons with equal values are said alike.
 
     A hand's cards that cannot be played are refused for the same few reasons, each naming the card; the
     words of most name the rank to reach and the lowest cards, not the card: one wording serves the whole
-    hand. Raises ``KeyError`` for a code outside :data:`app.game.errors.REFUSALS`.
+    hand. Worked out once for equal reasons (every state sent to the seat to play asks again for each card
+    it may not play). Raises ``KeyError`` for a code outside :data:`app.game.errors.REFUSALS`.
     """
     if reason.code in WAITING:
         return Refusal(reason.code)
