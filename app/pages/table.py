@@ -50,6 +50,7 @@ LIVE_REGIONS = tuple(REGIONS)
 SEAT_IDS = tuple(f"seat-{seat}" for seat in range(MAX_PLAYERS))
 """The seats' element ids, by seat."""
 _SEAT_NAMES = frozenset(SEAT_IDS)
+"""The seats' element ids, to tell a seat's region from the others."""
 
 _YOURS = tuple((name, region.yours) for name, region in REGIONS.items() if region.yours is not None)
 """The regions whose value may differ from viewer to viewer, with the function that gives a viewer's."""
