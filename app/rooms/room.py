@@ -247,7 +247,7 @@ class Room(SlowRoom, ChatRoom):
         async with self.lock:
             seat = self.lobby.require_seat(token_hash)
             await self.current.play(seat, card, moment, match_id)
-            self._set_slow(self.slow.acted(self.seats[seat].player, self._wall()))
+            self._set_slow(self.slow.acted(self.seats[seat].player, self._wall(), slow=self.lobby.pace is not None))
             self._changed()
 
     async def step_away(self, token_hash: str | None, away: bool = True) -> None:

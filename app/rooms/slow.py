@@ -92,12 +92,18 @@ class SlowTable:
         """The chat webhook set to ``url`` (already checked; ``None``: removed), posted to in ``language``."""
         return replace(self, webhook=None if url is None else (url, language))
 
-    def acted(self, player: str, now: datetime) -> SlowTable:
-        """``player`` acted at ``now`` (played a card): back from vacation, no longer marked."""
-        if player not in self.vacations and player not in self.missed and self.last_acted == now:
+    def acted(self, player: str, now: datetime, *, slow: bool = True) -> SlowTable:
+        """``player`` acted at ``now`` (played a card): back from vacation, no longer marked.
+
+        In a live room (``slow`` false) the moment is not kept: only a slow room's sweep reads
+        ``last_acted``, and a live room that becomes slow sets it when its next match starts. So a live
+        room's table is unchanged by a card, and nothing is stored for it.
+        """
+        moment = now if slow else self.last_acted
+        if player not in self.vacations and player not in self.missed and self.last_acted == moment:
             return self
         return replace(self, vacations={who: ends for who, ends in self.vacations.items() if who != player},
-                       missed=self.missed - {player}, last_acted=now)
+                       missed=self.missed - {player}, last_acted=moment)
 
     def played_for(self, player: str, reason: str) -> SlowTable:
         """The bot played ``player``'s card for ``reason`` (a ``Due``'s): marked when it was their deadline."""

@@ -86,6 +86,26 @@ async def test_a_live_room_has_no_pace(store):
     room.close()
 
 
+async def test_a_card_in_a_live_room_stores_nothing_of_a_slow_table_and_a_slow_rooms_keeps_when(store):
+    clock = [datetime(2026, 12, 1, 12, tzinfo=UTC)]
+    live = Room(code="LIVE2", rules=Rules(), store=store, timing=FAST, rng=random.Random(3), wall=lambda: clock[0])
+    tokens = [(await live.join(name))[1] for name in ("Ana", "Ben")]
+    await live.start(hash_token(tokens[0]))
+    started = live.slow
+    assert started.last_acted == clock[0]
+    clock[0] += timedelta(minutes=5)
+    seat = live.match.turn
+    await live.play(hash_token(tokens[seat]), live.match.legal_cards(seat)[0].code)
+    assert live.slow is started  # unchanged, so not stored again: a live room's card stores the play alone
+    live.close()
+    room, tokens = await slow_room(store, hours=3600.0)
+    await room.start(hash_token(tokens[0]))
+    seat, before = room.match.turn, datetime.now(UTC)
+    await room.play(hash_token(tokens[seat]), room.match.legal_cards(seat)[0].code)
+    assert room.slow.last_acted is not None and room.slow.last_acted >= before
+    room.close()
+
+
 async def test_nobody_is_played_for_before_the_deadline_though_everyone_is_gone(store):
     room, tokens = await slow_room(store, hours=3600.0)
     await room.start(hash_token(tokens[0]))
