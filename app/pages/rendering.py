@@ -228,10 +228,16 @@ templates.env.filters["card_button"] = card_button  # a filter is called at once
 templates.env.globals["coach_label"] = coach_label
 
 
-def seat_region(seat: Any) -> Markup:
+def seat_html(seat: Any) -> str:
     """A seat's region of the table page (``seat-N``) from its value (:class:`~app.pages.regions.SeatShown`): the
-    block of ``_seat.html`` rendered alone, in the language being spoken."""
-    return Markup(render_block("_seat.html", "seat", {"seat": seat}))
+    block of ``_seat.html`` rendered alone, in the language being spoken. A plain string, as the page's regions
+    are kept and sent: the garbage collector does not look at one (it looks at every ``Markup``)."""
+    return render_block("_seat.html", "seat", {"seat": seat})
+
+
+def seat_region(seat: Any) -> Markup:
+    """:func:`seat_html` as markup, for the seats' container to hold as it is (the filter ``seat_region``)."""
+    return Markup(seat_html(seat))
 
 
 templates.env.filters["seat_region"] = seat_region

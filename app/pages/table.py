@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from app.game.rules import MAX_PLAYERS
 from app.pages.pieces import keeping
 from app.pages.regions import REGIONS, ChatStatusShown, JoinShown, SeatsShown, SheetShown, values_for
-from app.pages.rendering import render_block, seat_region, templates
+from app.pages.rendering import render_block, seat_html, templates
 from app.rooms.chat import ChatLine, ChatStatus
 from app.rooms.errors import ErrorCode
 from app.rooms.kept import Kept, Shared
@@ -106,7 +106,7 @@ def _everyones(public: RoomView, kept: Kept, renderers: RegionRenderers) -> Ever
         value = values[name] = region.everyone(public)
         if isinstance(value, SeatsShown):
             for seat in value.seats:
-                html[SEAT_IDS[seat.info.seat]] = kept.made(seat_region, seat)
+                html[SEAT_IDS[seat.info.seat]] = kept.made(seat_html, seat)
         else:
             html[name] = kept.made(renderers[name], value)
     return Everyones(values, html)
@@ -205,7 +205,7 @@ class PageRenderer:
                     seats = value
                     for seat, same in zip(value.seats, theirs.seats, strict=True):
                         if seat is not same:
-                            html[SEAT_IDS[seat.info.seat]] = kept.made(seat_region, seat)
+                            html[SEAT_IDS[seat.info.seat]] = kept.made(seat_html, seat)
                 else:
                     html[name] = kept.made(renderers[name], value)
         if self.room_chat_status is not None:
