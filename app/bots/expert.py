@@ -7,9 +7,10 @@ out in each sampled world. Three things set it apart:
   :data:`SOLVE_AT_HEADS_UP` cards, the rest of the deal in each world is
   played exactly (:func:`~app.bots.endgame.solve`: every seat minimises its
   own penalty) instead of by the rule of thumb.
-- **Inference.** A world in which the other players' earlier plays of this
-  deal were likely counts for more. Each world is weighted by the chance of
-  every earlier card of the other seats under a model of play: the rule of
+- **Inference (heads-up).** A world in which the other player's earlier
+  plays of this deal were likely counts for more (with more seats every
+  world counts alike, :data:`INFER_UP_TO_SEATS`). Each world is weighted by
+  the chance of every earlier card of the other seat under a model of play: the rule of
   thumb (:func:`~app.bots.heuristic.preferred_card`'s rank) with chance
   ``1 - INFERENCE_NOISE``, otherwise a legal card at random. A player who
   led a low card while holding high ones, say, makes worlds where they held
@@ -54,6 +55,11 @@ against ``hard`` (docs/bots.md), a model that trusts the rule of thumb
 each earlier card weighs ``1 / (legal cards then)``: a world in which the
 player had fewer choices explains the card better."""
 
+INFER_UP_TO_SEATS = 2
+"""Worlds are weighted by the plays they explain (:func:`world_weight`) only in deals of at most this many
+seats. With three `hard` players the weights made the expert pay more than `hard`; counting every world
+alike, it paid less (docs/bots.md): with three hidden hands the weights multiply, and few worlds keep any."""
+
 SOLVE_AT_HEADS_UP = 4
 """In a deal of two seats, hands of at most this many cards are played out
 exactly (:func:`~app.bots.endgame.solve`). Measured against ``hard``
@@ -95,7 +101,8 @@ def expert_card(view: MatchView, rng: random.Random, budget_s: float | None = No
     Candidates are the legal cards, one per rank (docs/rules.md §1); with a
     single one it is returned at once. Otherwise worlds are sampled from
     what the public plays reveal (:func:`~app.bots.worlds.sample_hands`,
-    §2.4 and §3), each weighted by :func:`world_weight`; in each world every
+    §2.4 and §3), each weighted by :func:`world_weight` of the plays
+    :func:`inferred_from` gives; in each world every
     candidate is played and the deal played out by
     :func:`~app.bots.endgame.play_then_solve` (the rule of thumb for
     everyone, with some random play, and heads-up exact play from
@@ -121,7 +128,7 @@ def expert_card(view: MatchView, rng: random.Random, budget_s: float | None = No
     high_first = sheds_high(view.rules)
     followers = followers_of(knowledge.order)
     solve_at = SOLVE_AT_HEADS_UP if len(knowledge.order) == 2 else SOLVE_AT_MORE
-    earlier = earlier_plays(table, knowledge)
+    earlier = inferred_from(table, knowledge)
     assert view.leader is not None, "a deal in progress has a leader"
     leader = view.leader
     trick = [int(played.card) for played in view.trick]
@@ -151,6 +158,12 @@ def expert_card(view: MatchView, rng: random.Random, budget_s: float | None = No
         total = float(len(weights))
     means = [sum(w * value for w, value in zip(weights, values, strict=True)) / total for values in results]
     return candidates[max(range(len(candidates)), key=means.__getitem__)]
+
+
+def inferred_from(table: Table, knowledge: DealKnowledge) -> list[EarlierPlay]:
+    """The earlier plays the worlds are weighted by: :func:`earlier_plays` in a deal of at most
+    :data:`INFER_UP_TO_SEATS` seats, else none (every world then weighs 1)."""
+    return earlier_plays(table, knowledge) if len(knowledge.order) <= INFER_UP_TO_SEATS else []
 
 
 def earlier_plays(table: Table, knowledge: DealKnowledge) -> list[EarlierPlay]:

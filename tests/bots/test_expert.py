@@ -6,7 +6,7 @@ import pytest
 
 from app.bots import expert
 from app.bots.choose import choose_card
-from app.bots.expert import EarlierPlay, earlier_plays, expert_card, world_weight
+from app.bots.expert import EarlierPlay, earlier_plays, expert_card, inferred_from, world_weight
 from app.bots.knowledge import read_knowledge
 from app.bots.worlds import sample_hands
 from app.game.cards import Card, mask_of, parse_cards
@@ -74,6 +74,15 @@ def test_earlier_plays_name_each_other_seats_card_with_its_bar_and_what_it_playe
     king_and_up = mask_of(card for card in range(52) if card >> 2 >= Card.parse("KH") >> 2)
     assert plays == [EarlierPlay(2, Card.parse("3D"), king_and_up, mask_of(parse_cards(["3D"]))),
                      EarlierPlay(0, Card.parse("4S"), king_and_up, mask_of(parse_cards(["4S"])))]
+
+
+def test_worlds_are_weighted_by_the_plays_heads_up_only():
+    three = scenario(QUICK, HANDS, PLAYS)
+    assert earlier_plays(table_for(QUICK), knowledge := read_knowledge(view_for(three, 1)))
+    assert inferred_from(table_for(QUICK), knowledge) == []
+    two = scenario(QUICK, ["4S 5S 6S", "KH 2C AS"], "KH 4S")  # seat 1 led KH, seat 0 gave 4S
+    knowledge = read_knowledge(view_for(two, 1))
+    assert inferred_from(table_for(QUICK), knowledge) == earlier_plays(table_for(QUICK), knowledge) != []
 
 
 def test_a_world_weighs_the_chance_of_each_earlier_card(monkeypatch):
