@@ -58,7 +58,7 @@ player had fewer choices explains the card better."""
 INFER_UP_TO_SEATS = 2
 """Worlds are weighted by the plays they explain (:func:`world_weight`) only in deals of at most this many
 seats. With three `hard` players the weights made the expert pay more than `hard`; counting every world
-alike, it paid less (docs/bots.md): with three hidden hands the weights multiply, and few worlds keep any."""
+alike, it paid as much (docs/bots.md): with three hidden hands the weights multiply, and few worlds keep any."""
 
 SOLVE_AT_HEADS_UP = 4
 """In a deal of two seats, hands of at most this many cards are played out
