@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from app.bots.play_model import PlayModel, model_card
 from app.game.fast import Table, last_trick_payers, legal_of, trick_state
 
 Ending = tuple[tuple[int, ...], int]
@@ -124,7 +125,7 @@ def _solve(table: Table, memo: dict[Position, Ending],
 
 def play_then_solve(table: Table, hands: list[int], followers: tuple[tuple[int, ...], ...], leader: int,
                     trick: list[int], trick_index: int, first: int, rand: Callable[[], float], epsilon: float,
-                    high_first: bool, solve_at: int) -> Ending:
+                    high_first: bool, solve_at: int, model: PlayModel | None = None) -> Ending:
     """Play ``first`` and the rest of the deal: by the rule of thumb until hands are small, then exactly.
 
     The position is as in :func:`~app.game.fast.play_out` (``hands`` bit
@@ -134,7 +135,9 @@ def play_then_solve(table: Table, hands: list[int], followers: tuple[tuple[int, 
     else the lowest; with chance ``epsilon`` a legal card at random); from
     the first trick that starts with at most ``solve_at`` cards a hand, or
     at once when the position is already that small, :func:`solve` ends the
-    deal. Returns its :data:`Ending` (docs/rules.md §2.3–2.7, §3).
+    deal. With a ``model`` every seat's cards before that are drawn from it
+    (:func:`~app.bots.play_model.model_card`) instead, with no other random
+    play. Returns its :data:`Ending` (docs/rules.md §2.3–2.7, §3).
     """
     size = table.hand_size
     seats = (leader, *followers[leader])
@@ -153,8 +156,11 @@ def play_then_solve(table: Table, hands: list[int], followers: tuple[tuple[int, 
             return solve(table, tuple(canonical(hand) for hand in hands), followers, leader, tuple(trick),
                          trick_index)
         _, bar = trick_state(table, seats, trick, trick_index)
-        legal = legal_of(table, hands[seats[len(trick)]], bar)
-        if legal & (legal - 1) and rand() < epsilon:
+        seat = seats[len(trick)]
+        legal = legal_of(table, hands[seat], bar)
+        if model is not None:
+            card = model_card(model, hands[seat], legal, bar, not trick, len(trick) == len(seats) - 1, rand)
+        elif legal & (legal - 1) and rand() < epsilon:
             skip = int(rand() * legal.bit_count())
             while skip:
                 legal &= legal - 1

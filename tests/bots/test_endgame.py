@@ -5,9 +5,13 @@ import random
 import pytest
 
 from app.bots.endgame import canonical, cost, play_then_solve, solve
-from app.game.cards import mask_of, parse_cards
+from app.bots.play_model import model_card, model_for
+from app.game.cards import DECK, mask_of, parse_cards
 from app.game.fast import Table, followers_of, last_trick_payers, legal_of, play_out, table_for, trick_state
+from app.game.match import last_trick_payers as paid_for
+from app.game.match import play
 from app.game.rules import Rules
+from app.game.views import view_for
 from tests.bots.helpers import VARIANTS, random_states
 
 QUICK = table_for(Rules(hand_size=3))
@@ -123,3 +127,46 @@ def test_play_then_solve_is_the_rule_of_thumb_then_the_exact_end(name):
         else:
             leader, index = deal.leader, deal.trick_number
         assert exact == solve(table, tuple(canonical(hand) for hand in after), followers, leader, tuple(played), index)
+
+
+
+def test_with_a_model_every_seat_draws_its_cards_from_it_until_the_exact_end():
+    # The readable engine plays the same rest of the deal card by card, each seat drawing from the
+    # model with the same stream of chance, given the bar of the trick's highest rank.
+    rules = VARIANTS["agurk"]
+    table = table_for(rules)
+    states = random.Random("model")
+    for players in (2, 4):
+        model = model_for(players)
+        for start in random_states(rules, players, states, 25):
+            match = start
+            deal = match.deal
+            followers = followers_of(deal.order)
+            trick = [int(card) for card in deal.plays[deal.trick_start:]]
+            first = mask_of(view_for(match, deal.turn).you.legal).bit_length() - 1
+            solve_at = 4 if players == 2 else 1
+            ending = play_then_solve(table, list(deal.hands), followers, deal.leader, list(trick), deal.trick_number,
+                                     first, random.Random(players).random, 0.0, True, solve_at, model)
+            rand = random.Random(players).random
+            card = first
+            while True:
+                match, _ = play(match, DECK[card])
+                if match.deal is None or match.deal.is_complete:
+                    break
+                if rules.hand_size - match.deal.trick_number <= solve_at:
+                    break
+                you = view_for(match, match.deal.turn).you
+                played = match.deal.plays[match.deal.trick_start:]
+                top = max((int(c) >> 2 for c in played), default=0)
+                bar = sum(1 << number for number in range(52) if number >> 2 >= top)
+                card = model_card(model, mask_of(you.hand), mask_of(you.legal), bar, not played,
+                                  len(played) == players - 1, rand)
+            if match.deal is not None and not match.deal.is_complete:
+                deal = match.deal
+                hands = tuple(canonical(hand) for hand in deal.hands)
+                now = tuple(int(card) for card in deal.plays[deal.trick_start:])
+                assert ending == solve(table, hands, followers, deal.leader, now, deal.trick_number)
+                continue
+            finished = match.history[-1] if match.deal is None or not match.deal.is_complete else match.deal
+            payers, points, _ = paid_for(rules, finished)
+            assert ending == (tuple(payers), points)
