@@ -243,8 +243,9 @@ def trick_in_view(tab: Tab, *, scrolled: bool) -> dict[str, float]:
     with ``scrolled`` that the page scrolled to show it; returns what it measured (px: ``top``, ``bottom``,
     ``handTop``, ``scrolled``)."""
     # The hand is laid out by the frame that brought the turn; a swap still being settled measures 0 at first.
+    # After a reload on a loaded machine (the whole suite runs two halves at once) that took more than 2 s.
     tab.page.wait_for_function("() => document.getElementById('hand').getBoundingClientRect().top > 0",
-                               timeout=2000)
+                               timeout=10_000)
     seen = tab.page.evaluate(TRICK_IN_VIEW_JS)
     assert seen["top"] >= 0 and seen["bottom"] <= seen["handTop"], seen
     assert seen["scrolled"] > 0 or not scrolled, seen
