@@ -31,7 +31,8 @@ from app.game.rules import Rules
 from app.game.views import view_for
 
 WORLDS = 150
-"""Worlds the ``hard`` bot samples a decision here, about what it reaches in its time budget heads-up."""
+"""Worlds the ``hard`` bot samples a decision here at most (it may stop sooner on a clear result, as in play),
+instead of its time budget, so that the counts do not depend on the machine's speed."""
 
 OUT = Path(__file__).resolve().parent.parent / "app" / "bots" / "play_model.json"
 

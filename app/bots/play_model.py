@@ -95,19 +95,22 @@ def card_of_kind(hand: int, legal: int, bar: int, leading: bool, kind: int) -> i
     """
     if leading:
         ranks = ranks_from_top(hand)
-        base = ranks[min(kind, len(ranks) - 1)]
-        return base + ((hand >> base & 0xF) & -(hand >> base & 0xF)).bit_length() - 1
+        return _lowest_suit(hand, ranks[min(kind, len(ranks) - 1)])
     if kind == HIGHEST:
-        base = (legal.bit_length() - 1) & ~3
-        return base + ((legal >> base & 0xF) & -(legal >> base & 0xF)).bit_length() - 1
+        return _lowest_suit(legal, (legal.bit_length() - 1) & ~3)
     reach = legal & bar
     if reach and kind == LOWEST_REACHING:
         return (reach & -reach).bit_length() - 1
     if reach and kind == MIDDLE_REACHING:
         ranks = ranks_from_top(reach)
-        base = ranks[len(ranks) // 2]
-        return base + ((reach >> base & 0xF) & -(reach >> base & 0xF)).bit_length() - 1
+        return _lowest_suit(reach, ranks[len(ranks) // 2])
     return (legal & -legal).bit_length() - 1
+
+
+def _lowest_suit(cards: int, base: int) -> int:
+    """The card number of the lowest suit that ``cards`` (a bit set) hold of the rank whose first card is ``base``."""
+    suits = cards >> base & 0xF
+    return base + (suits & -suits).bit_length() - 1
 
 
 def model_card(model: PlayModel, hand: int, legal: int, bar: int, leading: bool, last: bool,
