@@ -72,6 +72,7 @@ def kind_of(hand: int, legal: int, bar: int, leading: bool, card: int) -> int:
     reach the trick's highest so far (:func:`~app.game.fast.trick_state`);
     ``leading``: the trick is empty, and the kind is the rank's index from
     the top. All are bit sets; ``card`` (a card number) is in ``legal``.
+    Raises ``ValueError`` for a lead whose rank ``hand`` does not hold.
     """
     rank = card & ~3
     if leading:
