@@ -17,14 +17,16 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.bots.endgame import play_then_solve
+from app.bots.expert import ROLLOUT_EPSILON, SOLVE_AT_HEADS_UP, SOLVE_AT_MORE
 from app.bots.heuristic import sheds_high
 from app.bots.knowledge import read_knowledge
-from app.bots.search import _rollout as rollout
-from app.bots.value import win_share
-from app.bots.worlds import rebuild_match, sample_hands, with_hands
+from app.bots.play_model import model_for
+from app.bots.value import share_of
+from app.bots.worlds import sample_hands
 from app.game.cards import Card
-from app.game.events import PenaltyScored
-from app.game.match import Match, deal_hands, new_match, play, play_out_deal
+from app.game.fast import followers_of, settle, table_for
+from app.game.match import Match, deal_hands, new_match, play
 from app.game.record import PLAYER, deciders, replay
 from app.game.rules import Rules
 from app.game.views import view_for
@@ -159,12 +161,14 @@ def grade_play(match: Match, card: Card, rng: random.Random, *, worlds: int = WO
     hand, the public plays and the rules (§2.4 and §3 reveal what others
     cannot hold). One legal rank is ``forced``. Otherwise ``worlds`` worlds
     are sampled (:func:`~app.bots.worlds.sample_hands`); in each, every
-    legal rank is played and the deal played out with the rule of thumb
-    and some random play for everyone (the ``hard`` bot's play-outs,
-    :mod:`app.bots.search`), the same random numbers for every
-    candidate. Per candidate the coach takes the mean penalty points the
-    seat scores in the deal (§2.7) and the mean share of the match win
-    (:func:`~app.bots.value.win_share`). Raises ``ValueError`` when
+    legal rank is played and the deal played out as the ``expert`` bot
+    plays its worlds out (:func:`~app.bots.endgame.play_then_solve`: every
+    seat's cards drawn from the model of play under the default penalty,
+    else the rule of thumb with some random play; heads-up exact from
+    4 cards a hand), the same random numbers for every candidate. Per
+    candidate the coach takes the mean penalty points the seat scores in
+    the deal (§2.7) and the mean share of the match win
+    (:func:`~app.bots.value.share_of`). Raises ``ValueError`` when
     ``card`` is not legal for the seat to play.
     """
     seat = match.turn
@@ -177,22 +181,27 @@ def grade_play(match: Match, card: Card, rng: random.Random, *, worlds: int = WO
         return Grade(deal, play_index, seat, card.code, "forced", tuple(c.code for c in legal), None, None, 0)
     knowledge = read_knowledge(view)
     high_first = sheds_high(match.rules)
-    first_of = {rank: next(c for c in legal if c.rank == rank) for rank in candidates}
+    first_of = {rank: int(next(c for c in legal if c.rank == rank)) for rank in candidates}
+    table = table_for(match.rules)
+    followers = followers_of(knowledge.order)
+    solve_at = SOLVE_AT_HEADS_UP if len(knowledge.order) == 2 else SOLVE_AT_MORE
+    model = model_for(len(knowledge.order)) if high_first else None
+    assert view.leader is not None, "a deal in progress has a leader"
+    trick = [int(played.card) for played in view.trick]
+    scores = tuple(seat_view.score for seat_view in view.seats)
+    lives = tuple(seat_view.lives for seat_view in view.seats)
     points: list[list[float]] = [[] for _ in candidates]
     shares: list[list[float]] = [[] for _ in candidates]
-    base = None
     for _ in range(max(worlds, 2)):
         hands = sample_hands(knowledge, rng)
-        if base is None:
-            base = world = rebuild_match(view, knowledge, hands)
-        else:
-            world = with_hands(base, knowledge, hands)
         draws = [rng.random() for _ in range(DRAWS_PER_WORLD)]
         for index, rank in enumerate(candidates):
-            end, events = play_out_deal(world, rollout(first_of[rank], high_first, _cycling(draws)))
-            points[index].append(float(sum(event.points for event in events
-                                           if type(event) is PenaltyScored and event.seat == seat)))
-            shares[index].append(win_share(end, seat))
+            payers, paid = play_then_solve(table, list(hands), followers, view.leader, list(trick),
+                                           view.trick_number - 1, first_of[rank], _cycling(draws),
+                                           ROLLOUT_EPSILON, high_first, solve_at, model)
+            after, left, winners = settle(table, followers, scores, lives, payers, paid, view.deal_number)
+            points[index].append(float(paid) if seat in payers else 0.0)
+            shares[index].append(share_of(table.threshold, after, left, seat, winners))
     mean_points = [sum(values) / len(values) for values in points]
     mean_shares = [sum(values) / len(values) for values in shares]
     lowest = min(mean_points)

@@ -4,7 +4,13 @@ import random
 
 import pytest
 
+from app.bots.endgame import play_then_solve
+from app.bots.expert import ROLLOUT_EPSILON, SOLVE_AT_MORE
+from app.bots.knowledge import read_knowledge
+from app.bots.play_model import model_for
+from app.bots.worlds import sample_hands
 from app.coach.analysis import (
+    DRAWS_PER_WORLD,
     LABELS,
     Grade,
     accuracy,
@@ -15,8 +21,11 @@ from app.coach.analysis import (
     stand_ins,
 )
 from app.game import Card, Rules, deal_hands, new_match, play, to_record
+from app.game.fast import followers_of, table_for
+from app.game.match import deal_cards
 from app.game.record import RecordFault, check_record
 from app.game.simulate import play_random_match
+from app.game.views import view_for
 
 MISTAKE_OR_WORSE = {"mistake", "blunder"}
 
@@ -154,3 +163,54 @@ def test_accuracy_is_the_mean_of_the_plays_scores():
     assert accuracy(grades, 0) == 0.0
     assert accuracy(grades, 2) is None
     assert Grade.from_dict(grades[1].to_dict()) == Grade(0, 1, 1, "2S", "mistake", ("AS",), 5.0, 0.1, 0)
+
+
+def _expected_points(match, rng, worlds, model):
+    """Per legal rank, the seat's mean penalty points over ``worlds`` worlds played out with ``model``.
+
+    The coach's procedure written out from docs/coach.md with the bots' parts: worlds from
+    ``sample_hands``, the same draws for every candidate, ``play_then_solve`` to the end of the deal.
+    """
+    view = view_for(match, match.turn)
+    knowledge = read_knowledge(view)
+    table = table_for(match.rules)
+    followers = followers_of(knowledge.order)
+    ranks = sorted({card.rank for card in view.you.legal})
+    firsts = [int(next(card for card in view.you.legal if card.rank == rank)) for rank in ranks]
+    totals = [0.0] * len(ranks)
+    for _ in range(worlds):
+        hands = sample_hands(knowledge, rng)
+        draws = [rng.random() for _ in range(DRAWS_PER_WORLD)]
+        for index, first in enumerate(firsts):
+            stream = iter(draws * 4)
+            payers, points = play_then_solve(table, list(hands), followers, view.leader,
+                                             [int(played.card) for played in view.trick], view.trick_number - 1,
+                                             first, stream.__next__, ROLLOUT_EPSILON, True, SOLVE_AT_MORE, model)
+            totals[index] += points if match.turn in payers else 0
+    return [total / worlds for total in totals]
+
+
+def test_the_coach_plays_its_worlds_out_with_the_model_of_play_for_every_seat():
+    # Early in a deal of four seats, the later cards of every seat come from the model of how `hard`
+    # plays (as the expert's play-outs), not from the rule of thumb: the losses match the first and
+    # not the second.
+    states = random.Random("coach-model")
+    checked = 0
+    for _ in range(6):
+        match = new_match(["A", "B", "C", "D"], Rules())
+        match, _ = deal_cards(match, states)
+        for _ in range(states.randrange(0, 6)):
+            match, _ = play(match, states.choice(view_for(match, match.turn).you.legal))
+        legal = view_for(match, match.turn).you.legal
+        if len({card.rank for card in legal}) < 2:
+            continue
+        card = max(legal, key=lambda legal_card: legal_card.rank)
+        grade = grade_play(match, card, random.Random(7), worlds=40)
+        modelled = _expected_points(match, random.Random(7), 40, model_for(4))
+        thumb = _expected_points(match, random.Random(7), 40, None)
+        ranks = sorted({legal_card.rank for legal_card in legal})
+        loss = modelled[ranks.index(card.rank)] - min(modelled)
+        assert grade.loss_points == pytest.approx(loss)
+        assert modelled != thumb
+        checked += 1
+    assert checked >= 3
