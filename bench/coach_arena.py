@@ -29,8 +29,9 @@ def run(seats: str, matches: int, seed: int, hard_worlds: int, worlds: int,
         progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Play ``matches`` matches of ``seats`` (rotating) and grade them; see the module docstring.
 
-    The ``hard`` bot thinks with at most ``hard_worlds`` worlds and no time
-    limit that matters, so the run depends on ``seed`` alone. ``progress``
+    The ``hard`` and ``expert`` bots think with at most ``hard_worlds``
+    worlds and no time limit that matters, so the run depends on ``seed``
+    alone. ``progress``
     gets the report so far after every tenth match.
     """
     lineup = [str(strength) for strength in parse_seats(seats)]
