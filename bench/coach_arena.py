@@ -31,8 +31,7 @@ def run(seats: str, matches: int, seed: int, hard_worlds: int, worlds: int,
 
     The ``hard`` and ``expert`` bots think with at most ``hard_worlds``
     worlds and no time limit that matters, so the run depends on ``seed``
-    alone. ``progress``
-    gets the report so far after every tenth match.
+    alone. ``progress`` gets the report so far after every tenth match.
     """
     lineup = [str(strength) for strength in parse_seats(seats)]
     names = list(dict.fromkeys(lineup))

@@ -192,8 +192,8 @@ def _expected_points(match, rng, worlds, model):
 
 def test_the_coach_plays_its_worlds_out_with_the_model_of_play_for_every_seat():
     # Early in a deal of four seats, the later cards of every seat come from the model of how `hard`
-    # plays (as the expert's play-outs), not from the rule of thumb: the losses match the first and
-    # not the second.
+    # plays (as the expert's play-outs), not from the rule of thumb: the loss is the model's, and on the
+    # same worlds and draws the rule of thumb gives other means.
     states = random.Random("coach-model")
     checked = 0
     for _ in range(6):
