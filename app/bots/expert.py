@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from app.bots.endgame import play_then_solve
 from app.bots.heuristic import sheds_high
 from app.bots.knowledge import DealKnowledge, read_knowledge
-from app.bots.play_model import model_for
+from app.bots.play_model import PlayModel, model_for
 from app.bots.search import one_per_rank
 from app.bots.value import share_of
 from app.bots.worlds import sample_hands
@@ -85,6 +85,64 @@ against 64 and 3) doubled what the expert saved on the same 300 deals: −0.29 a
 
 
 @dataclass(frozen=True, slots=True)
+class PlayOuts:
+    """What every play-out of one decision shares, read from the deciding seat's view.
+
+    ``table`` and ``followers`` as :mod:`app.game.fast` takes them; ``leader``,
+    ``trick`` (card numbers so far) and ``trick_index`` (from 0) the trick under
+    way; ``scores`` and ``lives`` every seat's at the start of the deal,
+    ``deals`` the deals played including this one; ``seat`` the one deciding;
+    ``high_first`` whether the highest card pays (docs/rules.md §2.7, §3);
+    ``solve_at`` the hand size from which the deal is played exactly; ``model``
+    the model of play, or ``None`` for the rule of thumb.
+    """
+
+    table: Table
+    followers: tuple[tuple[int, ...], ...]
+    leader: int
+    trick: tuple[int, ...]
+    trick_index: int
+    scores: tuple[int, ...]
+    lives: tuple[int, ...]
+    deals: int
+    seat: int
+    high_first: bool
+    solve_at: int
+    model: PlayModel | None
+
+    @classmethod
+    def of(cls, view: MatchView, knowledge: DealKnowledge) -> PlayOuts:
+        """The play-outs for the seat of ``view`` (a player's view on their turn) with ``knowledge`` of it.
+
+        Heads-up the deal is played exactly from :data:`SOLVE_AT_HEADS_UP` cards a hand, else from
+        :data:`SOLVE_AT_MORE`; the model of play serves under the default penalty only.
+        """
+        assert view.leader is not None, "a deal in progress has a leader"
+        high_first = sheds_high(view.rules)
+        seats = len(knowledge.order)
+        return cls(table_for(view.rules), followers_of(knowledge.order), view.leader,
+                   tuple(int(played.card) for played in view.trick), view.trick_number - 1,
+                   tuple(seat_view.score for seat_view in view.seats),
+                   tuple(seat_view.lives for seat_view in view.seats), view.deal_number, knowledge.viewer,
+                   high_first, SOLVE_AT_HEADS_UP if seats == 2 else SOLVE_AT_MORE,
+                   model_for(seats) if high_first else None)
+
+    def play(self, hands: tuple[int, ...], card: int, rand: Callable[[], float]) -> tuple[float, float]:
+        """Play ``card`` for :attr:`seat` in the world ``hands`` (bit sets per seat) and the deal out.
+
+        The rest is :func:`~app.bots.endgame.play_then_solve`'s, chance from ``rand``. Returns the
+        penalty points the seat pays in the deal (§2.7) and its share of the match win after it
+        (:func:`~app.bots.value.share_of`, 0 to 1).
+        """
+        payers, points = play_then_solve(self.table, list(hands), self.followers, self.leader, list(self.trick),
+                                         self.trick_index, card, rand, ROLLOUT_EPSILON, self.high_first,
+                                         self.solve_at, self.model)
+        after, left, winners = settle(self.table, self.followers, self.scores, self.lives, payers, points, self.deals)
+        return (float(points) if self.seat in payers else 0.0,
+                share_of(self.table.threshold, after, left, self.seat, winners))
+
+
+@dataclass(frozen=True, slots=True)
 class EarlierPlay:
     """One earlier card of another seat in this deal, as the inference needs it.
 
@@ -130,31 +188,17 @@ def expert_card(view: MatchView, rng: random.Random, budget_s: float | None = No
     deadline = time.perf_counter() + (EXPERT_BUDGET_S if budget_s is None else budget_s)
     limit = MAX_WORLDS if max_worlds is None else max(max_worlds, 1)
     knowledge = read_knowledge(view)
-    table = table_for(view.rules)
-    seat = knowledge.viewer
-    high_first = sheds_high(view.rules)
-    followers = followers_of(knowledge.order)
-    solve_at = SOLVE_AT_HEADS_UP if len(knowledge.order) == 2 else SOLVE_AT_MORE
-    model = model_for(len(knowledge.order)) if high_first else None
-    earlier = inferred_from(table, knowledge)
-    assert view.leader is not None, "a deal in progress has a leader"
-    leader = view.leader
-    trick = [int(played.card) for played in view.trick]
-    trick_index = view.trick_number - 1
-    scores = tuple(seat_view.score for seat_view in view.seats)
-    lives = tuple(seat_view.lives for seat_view in view.seats)
+    outs = PlayOuts.of(view, knowledge)
+    earlier = inferred_from(outs.table, knowledge)
     rand = rng.random
     results: list[list[float]] = [[] for _ in candidates]
     weights: list[float] = []
     while len(weights) < limit:
         hands = sample_hands(knowledge, rng)
-        weight = world_weight(table, earlier, hands, high_first)
+        weight = world_weight(outs.table, earlier, hands, outs.high_first)
         weights.append(weight)
         for index, card in enumerate(candidates):
-            payers, points = play_then_solve(table, list(hands), followers, leader, list(trick), trick_index, card,
-                                             rand, ROLLOUT_EPSILON, high_first, solve_at, model)
-            after, left, winners = settle(table, followers, scores, lives, payers, points, view.deal_number)
-            results[index].append(share_of(table.threshold, after, left, seat, winners))
+            results[index].append(outs.play(hands, int(card), rand)[1])
         if time.perf_counter() >= deadline:
             break
         count = len(weights)

@@ -17,15 +17,10 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.bots.endgame import play_then_solve
-from app.bots.expert import ROLLOUT_EPSILON, SOLVE_AT_HEADS_UP, SOLVE_AT_MORE
-from app.bots.heuristic import sheds_high
+from app.bots.expert import PlayOuts
 from app.bots.knowledge import read_knowledge
-from app.bots.play_model import model_for
-from app.bots.value import share_of
 from app.bots.worlds import sample_hands
 from app.game.cards import Card
-from app.game.fast import followers_of, settle, table_for
 from app.game.match import Match, deal_hands, new_match, play
 from app.game.record import PLAYER, deciders, replay
 from app.game.rules import Rules
@@ -180,28 +175,17 @@ def grade_play(match: Match, card: Card, rng: random.Random, *, worlds: int = WO
     if len(candidates) == 1:
         return Grade(deal, play_index, seat, card.code, "forced", tuple(c.code for c in legal), None, None, 0)
     knowledge = read_knowledge(view)
-    high_first = sheds_high(match.rules)
     first_of = {rank: int(next(c for c in legal if c.rank == rank)) for rank in candidates}
-    table = table_for(match.rules)
-    followers = followers_of(knowledge.order)
-    solve_at = SOLVE_AT_HEADS_UP if len(knowledge.order) == 2 else SOLVE_AT_MORE
-    model = model_for(len(knowledge.order)) if high_first else None
-    assert view.leader is not None, "a deal in progress has a leader"
-    trick = [int(played.card) for played in view.trick]
-    scores = tuple(seat_view.score for seat_view in view.seats)
-    lives = tuple(seat_view.lives for seat_view in view.seats)
+    outs = PlayOuts.of(view, knowledge)
     points: list[list[float]] = [[] for _ in candidates]
     shares: list[list[float]] = [[] for _ in candidates]
     for _ in range(max(worlds, 2)):
         hands = sample_hands(knowledge, rng)
         draws = [rng.random() for _ in range(DRAWS_PER_WORLD)]
         for index, rank in enumerate(candidates):
-            payers, paid = play_then_solve(table, list(hands), followers, view.leader, list(trick),
-                                           view.trick_number - 1, first_of[rank], _cycling(draws),
-                                           ROLLOUT_EPSILON, high_first, solve_at, model)
-            after, left, winners = settle(table, followers, scores, lives, payers, paid, view.deal_number)
-            points[index].append(float(paid) if seat in payers else 0.0)
-            shares[index].append(share_of(table.threshold, after, left, seat, winners))
+            paid, share = outs.play(hands, first_of[rank], _cycling(draws))
+            points[index].append(paid)
+            shares[index].append(share)
     mean_points = [sum(values) / len(values) for values in points]
     mean_shares = [sum(values) / len(values) for values in shares]
     lowest = min(mean_points)
